@@ -1,0 +1,117 @@
+/*
+ * autocoll — empirically tuned MPI collectives.
+ *
+ * Public API. Every MPI collective that autocoll intercepts can also be called directly through
+ * autocoll_<coll>() with the MPI prototype; those calls go through the same selector as the
+ * intercepted MPI_<Coll>().
+ *
+ * Forcing (autocoll_force) and the settings read from AUTOCOLL_* variables are process-local:
+ * every rank of a communicator must force the same instance before calling the collective,
+ * exactly as every rank must pass the same root. Settings from the environment are read by rank
+ * 0 of MPI_COMM_WORLD at MPI_Init and broadcast, so they agree by construction.
+ */
+#ifndef AUTOCOLL_H
+#define AUTOCOLL_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AUTOCOLL_VERSION_MAJOR 0
+#define AUTOCOLL_VERSION_MINOR 1
+#define AUTOCOLL_VERSION_PATCH 0
+
+/* Collectives, in registry order. The names are those of autocoll_coll_name(). */
+typedef enum {
+    AUTOCOLL_ALLGATHER = 0,
+    AUTOCOLL_ALLGATHERV,
+    AUTOCOLL_ALLTOALL,
+    AUTOCOLL_ALLTOALLV,
+    AUTOCOLL_BCAST,
+    AUTOCOLL_REDUCE,
+    AUTOCOLL_ALLREDUCE,
+    AUTOCOLL_REDUCE_SCATTER,
+    AUTOCOLL_REDUCE_SCATTER_BLOCK,
+    AUTOCOLL_GATHER,
+    AUTOCOLL_SCATTER,
+    AUTOCOLL_BARRIER,
+    AUTOCOLL_NCOLL
+} autocoll_coll_t;
+
+/* Restriction flags of an algorithm: a call that violates one never enters it. */
+enum {
+    AUTOCOLL_R_POF2 = 1 << 0,        /* communicator size is a power of two */
+    AUTOCOLL_R_EVEN_P = 1 << 1,      /* communicator size is even */
+    AUTOCOLL_R_COMMUTATIVE = 1 << 2, /* the reduction operation is commutative */
+    AUTOCOLL_R_NO_INPLACE = 1 << 3,  /* MPI_IN_PLACE not supported (non-rooted collectives) */
+    AUTOCOLL_R_MULTINODE = 1 << 4,   /* ranks span more than one node */
+    AUTOCOLL_R_UNIFORM_PPN = 1 << 5, /* every node holds the same number of ranks */
+    AUTOCOLL_R_P2 = 1 << 6,          /* exactly two processes */
+    AUTOCOLL_R_TOPOLOGY_FILE = 1 << 7, /* needs a switch-tree topology file */
+    AUTOCOLL_R_NATIVE = 1 << 8         /* the MPI library's own collective (always applicable) */
+};
+
+typedef struct {
+    const char *coll;        /* collective name, e.g. "allgather" */
+    const char *name;        /* algorithm name, e.g. "ring" (stable, used in env and tables) */
+    const char *group;       /* STAR-MPI group */
+    unsigned restrictions;   /* AUTOCOLL_R_* */
+    const char *params;      /* parameter specification, "" when none (see docs/registry.md) */
+    const char *cost;        /* alpha-beta cost formula */
+    const char *description; /* one line, with the source (seed and section) */
+} autocoll_alg_info_t;
+
+const char *autocoll_version(void);
+
+/* Names and listing. */
+const char *autocoll_coll_name(int coll);  /* NULL when out of range */
+int autocoll_coll_from_name(const char *); /* -1 when unknown */
+int autocoll_alg_count(int coll);
+int autocoll_alg_info(int coll, int alg, autocoll_alg_info_t *info); /* MPI_SUCCESS/MPI_ERR_ARG */
+/* Parameter instances of an algorithm: the cartesian product of every parameter's candidate
+ * values. Writes "name" or "name:p=v,q=w" into buf (truncated to len, always terminated).
+ * Returns the number of instances; buf is written only when 0 <= i < count. */
+int autocoll_instance_count(int coll, int alg);
+int autocoll_instance_name(int coll, int alg, int i, char *buf, int len);
+/* Writes into buf the restrictions of an algorithm as "POF2|COMMUTATIVE" ("-" when none). */
+int autocoll_restrictions_string(unsigned restrictions, char *buf, int len);
+
+/* Forcing. spec is "name" or "name:param=value,...". NULL or "" removes the forcing.
+ * Returns MPI_SUCCESS, or MPI_ERR_ARG with a message in the verbose log when spec is invalid. */
+int autocoll_force(int coll, const char *spec);
+
+/* The instance that served the last call of coll on comm from this process ("" when none). */
+int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len);
+
+/* Direct entry points (same prototypes and semantics as MPI). */
+int autocoll_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm);
+int autocoll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        const int rcounts[], const int displs[], MPI_Datatype rtype,
+                        MPI_Comm comm);
+int autocoll_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm);
+int autocoll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
+                       MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
+                       MPI_Datatype rtype, MPI_Comm comm);
+int autocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int autocoll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                    int root, MPI_Comm comm);
+int autocoll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm);
+int autocoll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
+                            MPI_Op op, MPI_Comm comm);
+int autocoll_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype type,
+                                  MPI_Op op, MPI_Comm comm);
+int autocoll_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                    MPI_Datatype rtype, int root, MPI_Comm comm);
+int autocoll_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                     MPI_Datatype rtype, int root, MPI_Comm comm);
+int autocoll_barrier(MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/*
+ * autocoll internal interface shared by every layer.
+ *
+ * Layers (DESIGN.md): pmpi -> core -> select -> coll -> sched. Data flows down only.
+ * Internal names start with ac_; the library is built with hidden visibility and exports only
+ * what is marked AC_EXPORT (MPI_*, autocoll_*).
+ */
+#ifndef AC_H
+#define AC_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "autocoll.h"
+
+#define AC_EXPORT __attribute__((visibility("default")))
+
+/* ---------------------------------------------------------------- registry types */
+
+enum { AC_MAX_PARAMS = 4, AC_MAX_CANDIDATES = 16, AC_NAME_LEN = 48, AC_MAX_ALGS = 128 };
+
+typedef enum { AC_PT_INT = 0, AC_PT_ALG } ac_ptype_t;
+
+struct ac_alg;
+
+typedef struct {
+    char name[AC_NAME_LEN];
+    ac_ptype_t type;
+    long min, max;          /* AC_PT_INT: accepted range */
+    int ref_coll;           /* AC_PT_ALG: which collective the value names an algorithm of */
+    int ncand;              /* candidate values (the first is the default) */
+    long cand[AC_MAX_CANDIDATES];          /* AC_PT_INT */
+    char cand_alg[AC_MAX_CANDIDATES][AC_NAME_LEN]; /* AC_PT_ALG */
+} ac_param_t;
+
+typedef union {
+    long i;                    /* AC_PT_INT */
+    const struct ac_alg *alg;  /* AC_PT_ALG */
+} ac_pval_t;
+
+/* One algorithm instance: registry entry plus one value per parameter. */
+typedef struct ac_inst {
+    const struct ac_alg *alg;
+    ac_pval_t val[AC_MAX_PARAMS];
+} ac_inst_t;
+
+struct ac_args;
+struct ac_ctx;
+typedef int (*ac_fn_t)(const struct ac_args *a, const ac_inst_t *in, struct ac_ctx *ctx);
+
+typedef struct ac_alg {
+    int coll;
+    int index; /* position in its collective's list */
+    const char *name;
+    ac_fn_t fn;
+    const char *group;
+    unsigned flags; /* AUTOCOLL_R_* */
+    const char *param_spec;
+    const char *cost;
+    const char *desc;
+    int nparam;
+    ac_param_t param[AC_MAX_PARAMS];
+} ac_alg_t;
+
+/* ---------------------------------------------------------------- call arguments */
+
+/* The argument record built by the interposition layer. Fields that a collective does not use
+ * are zero/NULL. sbuf keeps MPI_IN_PLACE as the user passed it; inplace says so explicitly.
+ * bytes is the selection size, identical on every rank (see ac_args_bytes in core/args.c). */
+typedef struct ac_args {
+    int coll;
+    const void *sbuf;
+    void *rbuf;
+    int scount, rcount;
+    MPI_Datatype stype, rtype;
+    const int *scounts, *sdispls, *rcounts, *rdispls;
+    MPI_Op op;
+    int root;
+    int inplace;
+    int commutative;
+    MPI_Comm ucomm; /* the user's communicator (native path only) */
+    MPI_Comm comm;  /* the private duplicate: all library traffic */
+    int rank, size;
+    size_t bytes;
+    int bytes_local; /* 1 when bytes differs between ranks (alltoallv): never select on it */
+    void *site;      /* return address of the MPI_<Coll> call */
+} ac_args_t;
+
+/* ---------------------------------------------------------------- per-communicator context */
+
+typedef enum { AC_PLACE_SINGLE = 0, AC_PLACE_SEQUENTIAL, AC_PLACE_CYCLIC, AC_PLACE_OTHER } ac_place_t;
+
+typedef struct ac_ctx {
+    MPI_Comm comm; /* private duplicate of the user's communicator */
+    int rank, size;
+    long id; /* creation number in this process (for logs) */
+
+    /* Node layout (MPI_Comm_split_type SHARED). Nodes are numbered by their lowest rank. */
+    MPI_Comm node_comm;   /* ranks on my node, ordered as in comm */
+    MPI_Comm leader_comm; /* lowest rank of every node; MPI_COMM_NULL on non-leaders */
+    int node_rank, node_size;
+    int nnodes, node_id;
+    int ppn_uniform; /* 1 when every node holds node_size ranks */
+    ac_place_t placement;
+    int *node_of;    /* node index of every rank of comm */
+    int *leader_of;  /* comm rank of the leader of every node */
+
+    /* Scratch memory reused across calls (grown on demand, freed with the context). */
+    void *scratch;
+    size_t scratch_size;
+
+    /* Last instance served per collective (for autocoll_last_choice and tests). */
+    char last[AUTOCOLL_NCOLL][128];
+} ac_ctx_t;
+
+/* ---------------------------------------------------------------- core services */
+
+/* settings.c */
+typedef enum { AC_ONERR_NATIVE = 0, AC_ONERR_ERROR } ac_onerr_t;
+typedef struct {
+    int verbose;        /* AUTOCOLL_VERBOSE: 0 quiet, 1 decisions + summary, 2 every call */
+    ac_onerr_t on_error; /* AUTOCOLL_ON_ERROR */
+    int disable;        /* AUTOCOLL_DISABLE: pass every call to the MPI library */
+    char forced[AUTOCOLL_NCOLL][256]; /* AUTOCOLL_<COLL> as given */
+} ac_settings_t;
+
+/* Parse a block of "NAME=VALUE\n" lines (the AUTOCOLL_* environment) into s. Problems are
+ * appended to err (one per line) and the default is kept for that setting. */
+void ac_settings_parse(ac_settings_t *s, const char *env_block, char *err, size_t errlen);
+/* The AUTOCOLL_* variables of this process as a "NAME=VALUE\n" block (malloc'ed). */
+char *ac_settings_env_block(void);
+
+/* Split "name[:k=v[,k=v...]]" and resolve it against the registry of coll. Returns 0 and fills
+ * *inst, or -1 with a message in err. */
+int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t errlen);
+/* "name" or "name:k=v,..." with every parameter written. */
+void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
+long ac_param_int(const ac_inst_t *in, const char *name); /* aborts-free: -1 when missing */
+const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name);
+
+/* registry.c */
+void ac_registry_init(void); /* idempotent; parses every param spec */
+int ac_alg_count(int coll);
+const ac_alg_t *ac_alg_get(int coll, int idx);
+const ac_alg_t *ac_alg_find(int coll, const char *name);
+const char *ac_coll_name(int coll);
+int ac_coll_from_name(const char *name); /* -1 when unknown */
+int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, size_t errlen);
+int ac_inst_count(const ac_alg_t *alg);
+void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out);
+void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
+
+/* state.c: process-wide state */
+typedef struct {
+    int initialized;  /* MPI_Init seen (or lazily set up) */
+    int finalized;
+    int thread_level;
+    ac_settings_t set;
+    int have_forced[AUTOCOLL_NCOLL];
+    int forced_bad[AUTOCOLL_NCOLL]; /* AUTOCOLL_<COLL> did not parse */
+    ac_inst_t forced[AUTOCOLL_NCOLL];
+    int world_rank;
+} ac_state_t;
+extern ac_state_t ac_g;
+void ac_lock(void);
+void ac_unlock(void);
+void ac_state_setup(int collective_settings); /* after PMPI_Init */
+void ac_state_teardown(void);                 /* before PMPI_Finalize */
+
+/* log.c: messages go to stderr, prefixed "autocoll[rank]". */
+void ac_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Log once per distinct key string in this process. */
+void ac_log_once(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ac_stats_add(int coll, int alg, double seconds);
+void ac_stats_report(void); /* collective over MPI_COMM_WORLD; at finalize */
+
+/* context.c */
+int ac_ctx_get(MPI_Comm comm, ac_ctx_t **ctx); /* creates on first use (collective) */
+void ac_ctx_free_all(void);
+int ac_ctx_init_keyval(void);
+int ac_ctx_keyval(void);
+void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
+
+/* args.c */
+void ac_args_finish(ac_args_t *a); /* computes bytes, inplace, commutative */
+size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
+
+/* select.c */
+typedef enum { AC_SRC_NATIVE_DEFAULT = 0, AC_SRC_FORCED, AC_SRC_FALLBACK } ac_source_t;
+/* Returns MPI_SUCCESS and the instance to run, or an MPI error code (policy "error"). */
+int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src);
+/* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
+int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
+                      const char **why);
+
+/* dispatch (pmpi/dispatch.c): the single path of every collective */
+int ac_dispatch(ac_args_t *a);
+/* 1 when a call on comm must go straight to PMPI_<Coll> (see pmpi/dispatch.c). */
+int ac_passthrough(MPI_Comm comm);
+
+/* dtype.c: datatype helpers, all byte arithmetic in size_t / MPI_Aint */
+size_t ac_dt_size(MPI_Datatype t);
+MPI_Aint ac_dt_extent(MPI_Datatype t);
+/* Bytes spanned by count elements: true_extent + (count-1)*extent (0 when count == 0). */
+size_t ac_dt_span(MPI_Datatype t, size_t count, MPI_Aint *true_lb);
+int ac_dt_is_contig(MPI_Datatype t); /* size == extent == true extent, lb == true_lb == 0 */
+/* Address of element number idx of a buffer of type t. */
+static inline void *ac_dt_at(const void *buf, MPI_Datatype t, size_t idx) {
+    return (char *)buf + (MPI_Aint)idx * ac_dt_extent(t);
+}
+/* Buffer able to hold count elements of t; *base is what to free. Returns the address to pass
+ * as the buffer argument (adjusted by the true lower bound), NULL when out of memory. */
+void *ac_dt_alloc(MPI_Datatype t, size_t count, void **base);
+/* Copy (scount, stype) at src into (dcount, dtype) at dst; the type signatures must match
+ * (any two type maps). Local only. */
+int ac_dt_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
+               MPI_Datatype dtype);
+
+/* Tags on the private communicator: one per collective. */
+#define AC_TAG(coll) (7000 + (coll))
+
+/* Return on MPI error in algorithm code: `AC_CHECK(PMPI_Send(...));` jumps to fn_exit. */
+#define AC_CHECK(call)                                                                             \
+    do {                                                                                           \
+        err = (call);                                                                              \
+        if (err != MPI_SUCCESS) goto fn_exit;                                                      \
+    } while (0)
+
+#endif

@@ -1,0 +1,90 @@
+/*
+ * Messages and statistics. The library writes only to stderr, only when asked (AUTOCOLL_VERBOSE)
+ * or to report a setting it could not use, and every line starts with "autocoll[rank]".
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ac.h"
+
+void ac_log(const char *fmt, ...) {
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "autocoll[%d]: %s\n", ac_g.world_rank, line);
+}
+
+/* Keys already logged: a small open-addressing set of string hashes (collisions only lose a
+ * message, never correctness). */
+enum { AC_ONCE_SLOTS = 4096 };
+static uint64_t once_set[AC_ONCE_SLOTS];
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+void ac_log_once(const char *key, const char *fmt, ...) {
+    uint64_t h = hash_str(key);
+    int fresh = 0;
+    ac_lock();
+    for (unsigned i = 0; i < AC_ONCE_SLOTS; i++) {
+        uint64_t *slot = &once_set[(h + i) % AC_ONCE_SLOTS];
+        if (*slot == h) break;
+        if (*slot == 0) {
+            *slot = h;
+            fresh = 1;
+            break;
+        }
+    }
+    ac_unlock();
+    if (!fresh) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    ac_log("%s", line);
+}
+
+static double st_time[AUTOCOLL_NCOLL][AC_MAX_ALGS];
+static double st_calls[AUTOCOLL_NCOLL][AC_MAX_ALGS];
+
+void ac_stats_add(int coll, int alg, double seconds) {
+    if (coll < 0 || coll >= AUTOCOLL_NCOLL || alg < 0 || alg >= AC_MAX_ALGS) return;
+    ac_lock();
+    st_time[coll][alg] += seconds;
+    st_calls[coll][alg] += 1;
+    ac_unlock();
+}
+
+/* Collective over MPI_COMM_WORLD: the maximum over ranks of calls and time per algorithm. */
+void ac_stats_report(void) {
+    enum { N = AUTOCOLL_NCOLL * AC_MAX_ALGS };
+    double *in = malloc(2 * N * sizeof(double)), *out = malloc(2 * N * sizeof(double));
+    int ok = in && out, all_ok;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (all_ok) {
+        ac_lock();
+        memcpy(in, st_calls, N * sizeof(double));
+        memcpy(in + N, st_time, N * sizeof(double));
+        ac_unlock();
+        PMPI_Reduce(in, out, 2 * N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        if (ac_g.world_rank == 0) {
+            ac_log("summary (max over ranks): collective algorithm calls time_s mean_us");
+            for (int c = 0; c < AUTOCOLL_NCOLL; c++)
+                for (int i = 0; i < ac_alg_count(c) && i < AC_MAX_ALGS; i++) {
+                    double n = out[c * AC_MAX_ALGS + i], t = out[N + c * AC_MAX_ALGS + i];
+                    if (n > 0)
+                        ac_log("summary %s %s %.0f %.6f %.2f", ac_coll_name(c),
+                               ac_alg_get(c, i)->name, n, t, 1e6 * t / n);
+                }
+        }
+    }
+    free(in);
+    free(out);
+}

@@ -1,0 +1,113 @@
+/*
+ * Process-wide state: settings, forced instances, the lock for shared tables.
+ *
+ * Thread safety: under MPI_THREAD_MULTIPLE concurrent collectives on different communicators are
+ * safe. Per-communicator contexts are touched only by the thread running a collective on that
+ * communicator (MPI already requires collectives on one communicator to be serialized); the
+ * process-wide tables (forcing, logs, statistics) are guarded by one mutex.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ac.h"
+
+ac_state_t ac_g;
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+void ac_lock(void) { pthread_mutex_lock(&mtx); }
+void ac_unlock(void) { pthread_mutex_unlock(&mtx); }
+
+/* Resolve the AUTOCOLL_<COLL> settings into instances; called with the lock held. */
+static void resolve_forced(void) {
+    for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
+        ac_g.have_forced[c] = 0;
+        ac_g.forced_bad[c] = 0;
+        if (!ac_g.set.forced[c][0]) continue;
+        char err[256];
+        if (ac_inst_parse(c, ac_g.set.forced[c], &ac_g.forced[c], err, sizeof err) == 0) {
+            ac_g.have_forced[c] = 1;
+        } else {
+            ac_g.forced_bad[c] = 1;
+            char var[64];
+            size_t k = 0;
+            for (const char *n = ac_coll_name(c); *n && k + 1 < sizeof var; n++)
+                var[k++] = (char)(*n >= 'a' && *n <= 'z' ? *n - 32 : *n);
+            var[k] = '\0';
+            if (ac_g.world_rank == 0)
+                ac_log("AUTOCOLL_%s: %s; %s", var, err,
+                       ac_g.set.on_error == AC_ONERR_ERROR ? "calls will fail (AUTOCOLL_ON_ERROR=error)"
+                                                           : "the MPI library's algorithm is used");
+        }
+    }
+}
+
+void ac_state_setup(int collective) {
+    if (ac_g.initialized) return;
+    ac_registry_init();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &ac_g.world_rank);
+    char *block = ac_settings_env_block();
+    if (collective) {
+        /* Rank 0's settings for everyone: a rank whose environment differs cannot pick a
+         * different algorithm and hang the job. */
+        int len = (ac_g.world_rank == 0 && block) ? (int)strlen(block) + 1 : 0;
+        PMPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        char *shared = malloc(len > 0 ? (size_t)len : 1);
+        if (shared) {
+            if (ac_g.world_rank == 0 && len > 0) memcpy(shared, block, (size_t)len);
+            if (len > 0) PMPI_Bcast(shared, len, MPI_CHAR, 0, MPI_COMM_WORLD);
+            else shared[0] = '\0';
+            free(block);
+            block = shared;
+        }
+    }
+    char err[4096];
+    ac_settings_parse(&ac_g.set, block, err, sizeof err);
+    free(block);
+    if (err[0] && ac_g.world_rank == 0) {
+        for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n")) ac_log("%s", line);
+    }
+    ac_lock();
+    resolve_forced();
+    ac_unlock();
+    ac_ctx_init_keyval();
+    ac_g.initialized = 1;
+}
+
+void ac_state_teardown(void) {
+    if (!ac_g.initialized || ac_g.finalized) return;
+    if (ac_g.set.verbose >= 1) ac_stats_report();
+    ac_ctx_free_all();
+    ac_g.finalized = 1;
+}
+
+AC_EXPORT int autocoll_force(int coll, const char *spec) {
+    if (coll < 0 || coll >= AUTOCOLL_NCOLL) return MPI_ERR_ARG;
+    int rc = MPI_SUCCESS;
+    ac_lock();
+    if (!spec || !*spec) {
+        ac_g.have_forced[coll] = 0;
+        ac_g.forced_bad[coll] = 0;
+        ac_g.set.forced[coll][0] = '\0';
+    } else {
+        char err[256];
+        ac_inst_t in;
+        if (ac_inst_parse(coll, spec, &in, err, sizeof err) == 0) {
+            ac_g.forced[coll] = in;
+            ac_g.have_forced[coll] = 1;
+            ac_g.forced_bad[coll] = 0;
+            snprintf(ac_g.set.forced[coll], sizeof ac_g.set.forced[coll], "%s", spec);
+        } else {
+            if (ac_g.set.verbose) ac_log("autocoll_force(%s): %s", ac_coll_name(coll), err);
+            rc = MPI_ERR_ARG;
+        }
+    }
+    ac_unlock();
+    return rc;
+}
+
+AC_EXPORT const char *autocoll_version(void) {
+#define AC_STR2(x) #x
+#define AC_STR(x) AC_STR2(x)
+    return AC_STR(AUTOCOLL_VERSION_MAJOR) "." AC_STR(AUTOCOLL_VERSION_MINOR) "." AC_STR(
+        AUTOCOLL_VERSION_PATCH);
+}

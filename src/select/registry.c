@@ -1,0 +1,387 @@
+/*
+ * The algorithm registry, built from one X-macro list per collective (src/coll/<c>/<c>.def).
+ * From the lists come the name table, the dispatch table, autocoll-info, the correctness matrix
+ * and the tuner's search space. Parameter specifications are parsed once, at first use.
+ *
+ * Parameter specification grammar (docs/registry.md):
+ *   spec   := "" | param (";" param)*
+ *   param  := name "=" type ":" value ("," value)*      first value = default
+ *   type   := "int[" min ".." max "]" | "alg(" collective ")"
+ */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "../core/ac.h"
+
+#include "../coll/algs.h"
+
+#define AC_ALG(C, NAME, FN, GROUP, FLAGS, PARAMS, COST, DESC)                                      \
+    {.coll = AUTOCOLL_##C, .name = #NAME, .fn = FN, .group = GROUP, .flags = FLAGS,            \
+     .param_spec = PARAMS, .cost = COST, .desc = DESC},
+#define AC_LIST(c) static ac_alg_t algs_##c[] = {
+#define AC_END                                                                                     \
+    }                                                                                              \
+    ;
+AC_LIST(allgather)
+#include "../coll/allgather/allgather.def"
+AC_END AC_LIST(allgatherv)
+#include "../coll/allgatherv/allgatherv.def"
+AC_END AC_LIST(alltoall)
+#include "../coll/alltoall/alltoall.def"
+AC_END AC_LIST(alltoallv)
+#include "../coll/alltoallv/alltoallv.def"
+AC_END AC_LIST(bcast)
+#include "../coll/bcast/bcast.def"
+AC_END AC_LIST(reduce)
+#include "../coll/reduce/reduce.def"
+AC_END AC_LIST(allreduce)
+#include "../coll/allreduce/allreduce.def"
+AC_END AC_LIST(reduce_scatter)
+#include "../coll/reduce_scatter/reduce_scatter.def"
+AC_END AC_LIST(reduce_scatter_block)
+#include "../coll/reduce_scatter_block/reduce_scatter_block.def"
+AC_END AC_LIST(gather)
+#include "../coll/gather/gather.def"
+AC_END AC_LIST(scatter)
+#include "../coll/scatter/scatter.def"
+AC_END AC_LIST(barrier)
+#include "../coll/barrier/barrier.def"
+AC_END
+#undef AC_ALG
+
+#define AC_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define AC_FITS(c) _Static_assert(AC_N(algs_##c) <= AC_MAX_ALGS, #c ": too many algorithms");
+AC_FITS(allgather) AC_FITS(allgatherv) AC_FITS(alltoall) AC_FITS(alltoallv) AC_FITS(bcast)
+AC_FITS(reduce) AC_FITS(allreduce) AC_FITS(reduce_scatter) AC_FITS(reduce_scatter_block)
+AC_FITS(gather) AC_FITS(scatter) AC_FITS(barrier)
+static struct {
+    const char *name;
+    ac_alg_t *algs;
+    int n;
+} colls[AUTOCOLL_NCOLL] = {
+    {"allgather", algs_allgather, AC_N(algs_allgather)},
+    {"allgatherv", algs_allgatherv, AC_N(algs_allgatherv)},
+    {"alltoall", algs_alltoall, AC_N(algs_alltoall)},
+    {"alltoallv", algs_alltoallv, AC_N(algs_alltoallv)},
+    {"bcast", algs_bcast, AC_N(algs_bcast)},
+    {"reduce", algs_reduce, AC_N(algs_reduce)},
+    {"allreduce", algs_allreduce, AC_N(algs_allreduce)},
+    {"reduce_scatter", algs_reduce_scatter, AC_N(algs_reduce_scatter)},
+    {"reduce_scatter_block", algs_reduce_scatter_block, AC_N(algs_reduce_scatter_block)},
+    {"gather", algs_gather, AC_N(algs_gather)},
+    {"scatter", algs_scatter, AC_N(algs_scatter)},
+    {"barrier", algs_barrier, AC_N(algs_barrier)},
+};
+
+const char *ac_coll_name(int coll) {
+    return (coll >= 0 && coll < AUTOCOLL_NCOLL) ? colls[coll].name : NULL;
+}
+
+int ac_coll_from_name(const char *name) {
+    for (int c = 0; name && c < AUTOCOLL_NCOLL; c++)
+        if (strcmp(colls[c].name, name) == 0) return c;
+    return -1;
+}
+
+static int parse_long(const char **p, long *out) {
+    char *end;
+    if (!isdigit((unsigned char)**p) && **p != '-') return -1;
+    long v = strtol(*p, &end, 10);
+    if (end == *p) return -1;
+    *p = end;
+    *out = v;
+    return 0;
+}
+
+/* Parses one param specification (see grammar above) into out[]; returns the count or -1. */
+int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, size_t errlen) {
+    int n = 0;
+    const char *p = spec ? spec : "";
+    while (*p) {
+        if (n == max) {
+            snprintf(err, errlen, "more than %d parameters", max);
+            return -1;
+        }
+        ac_param_t *q = &out[n];
+        memset(q, 0, sizeof *q);
+        size_t k = strcspn(p, "=");
+        if (k == 0 || k >= AC_NAME_LEN || p[k] != '=') {
+            snprintf(err, errlen, "parameter %d: expected name=type", n + 1);
+            return -1;
+        }
+        memcpy(q->name, p, k);
+        p += k + 1;
+        if (strncmp(p, "int[", 4) == 0) {
+            p += 4;
+            q->type = AC_PT_INT;
+            if (parse_long(&p, &q->min) || strncmp(p, "..", 2) || (p += 2, parse_long(&p, &q->max)) ||
+                *p != ']' || q->min > q->max) {
+                snprintf(err, errlen, "parameter %s: expected int[min..max]", q->name);
+                return -1;
+            }
+            p++;
+        } else if (strncmp(p, "alg(", 4) == 0) {
+            p += 4;
+            size_t m = strcspn(p, ")");
+            char cname[AC_NAME_LEN] = {0};
+            if (p[m] != ')' || m >= sizeof cname) {
+                snprintf(err, errlen, "parameter %s: expected alg(collective)", q->name);
+                return -1;
+            }
+            memcpy(cname, p, m);
+            q->type = AC_PT_ALG;
+            q->ref_coll = ac_coll_from_name(cname);
+            if (q->ref_coll < 0) {
+                snprintf(err, errlen, "parameter %s: unknown collective '%s'", q->name, cname);
+                return -1;
+            }
+            p += m + 1;
+        } else {
+            snprintf(err, errlen, "parameter %s: unknown type (int[..] or alg(..))", q->name);
+            return -1;
+        }
+        if (*p != ':') {
+            snprintf(err, errlen, "parameter %s: expected ':' and candidate values", q->name);
+            return -1;
+        }
+        p++;
+        for (;;) {
+            if (q->ncand == AC_MAX_CANDIDATES) {
+                snprintf(err, errlen, "parameter %s: more than %d candidates", q->name,
+                         AC_MAX_CANDIDATES);
+                return -1;
+            }
+            if (q->type == AC_PT_INT) {
+                long v;
+                if (parse_long(&p, &v) || v < q->min || v > q->max) {
+                    snprintf(err, errlen, "parameter %s: candidate not an integer in range",
+                             q->name);
+                    return -1;
+                }
+                q->cand[q->ncand++] = v;
+            } else {
+                size_t m = strcspn(p, ",;");
+                if (m == 0 || m >= AC_NAME_LEN) {
+                    snprintf(err, errlen, "parameter %s: empty algorithm name", q->name);
+                    return -1;
+                }
+                memcpy(q->cand_alg[q->ncand++], p, m);
+                p += m;
+            }
+            if (*p != ',') break;
+            p++;
+        }
+        if (*p == ';') {
+            p++;
+            if (!*p) {
+                snprintf(err, errlen, "trailing ';'");
+                return -1;
+            }
+        } else if (*p) {
+            snprintf(err, errlen, "parameter %s: unexpected '%c'", q->name, *p);
+            return -1;
+        }
+        n++;
+    }
+    return n;
+}
+
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static void registry_build(void) {
+    for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
+        for (int i = 0; i < colls[c].n; i++) {
+            ac_alg_t *a = &colls[c].algs[i];
+            char err[256];
+            a->index = i;
+            a->nparam = ac_param_spec_parse(a->param_spec, a->param, AC_MAX_PARAMS, err, sizeof err);
+            if (a->nparam < 0) {
+                /* A malformed spec is a build defect; the unit tests catch it. Keep the algorithm
+                 * usable with its defaults impossible: mark it as having no instances. */
+                fprintf(stderr, "autocoll: registry: %s.%s: %s\n", colls[c].name, a->name, err);
+                a->nparam = -1;
+            }
+        }
+    }
+}
+void ac_registry_init(void) { pthread_once(&reg_once, registry_build); }
+
+int ac_alg_count(int coll) {
+    ac_registry_init();
+    return (coll >= 0 && coll < AUTOCOLL_NCOLL) ? colls[coll].n : 0;
+}
+
+const ac_alg_t *ac_alg_get(int coll, int idx) {
+    ac_registry_init();
+    if (coll < 0 || coll >= AUTOCOLL_NCOLL || idx < 0 || idx >= colls[coll].n) return NULL;
+    return &colls[coll].algs[idx];
+}
+
+const ac_alg_t *ac_alg_find(int coll, const char *name) {
+    for (int i = 0; i < ac_alg_count(coll); i++)
+        if (strcmp(colls[coll].algs[i].name, name) == 0) return &colls[coll].algs[i];
+    return NULL;
+}
+
+int ac_inst_count(const ac_alg_t *alg) {
+    if (alg->nparam < 0) return 0;
+    int n = 1;
+    for (int k = 0; k < alg->nparam; k++) n *= alg->param[k].ncand;
+    return n;
+}
+
+/* Instance i in mixed radix: the first parameter varies slowest. */
+void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out) {
+    memset(out, 0, sizeof *out);
+    out->alg = alg;
+    for (int k = alg->nparam - 1; k >= 0; k--) {
+        const ac_param_t *q = &alg->param[k];
+        int j = i % q->ncand;
+        i /= q->ncand;
+        if (q->type == AC_PT_INT)
+            out->val[k].i = q->cand[j];
+        else
+            out->val[k].alg = ac_alg_find(q->ref_coll, q->cand_alg[j]);
+    }
+}
+
+void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out) { ac_inst_nth(alg, 0, out); }
+
+void ac_inst_format(const ac_inst_t *in, char *buf, size_t len) {
+    size_t used = (size_t)snprintf(buf, len, "%s", in->alg ? in->alg->name : "?");
+    for (int k = 0; in->alg && k < in->alg->nparam && used < len; k++) {
+        const ac_param_t *q = &in->alg->param[k];
+        if (q->type == AC_PT_INT)
+            used += (size_t)snprintf(buf + used, len - used, "%c%s=%ld", k ? ',' : ':', q->name,
+                                     in->val[k].i);
+        else
+            used += (size_t)snprintf(buf + used, len - used, "%c%s=%s", k ? ',' : ':', q->name,
+                                     in->val[k].alg ? in->val[k].alg->name : "?");
+    }
+}
+
+int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t errlen) {
+    char buf[256];
+    if (!spec || strlen(spec) >= sizeof buf) {
+        snprintf(err, errlen, "algorithm specification missing or too long");
+        return -1;
+    }
+    strcpy(buf, spec);
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+    const ac_alg_t *alg = ac_alg_find(coll, buf);
+    if (!alg) {
+        snprintf(err, errlen, "unknown %s algorithm '%s' (autocoll-info lists them)",
+                 ac_coll_name(coll), buf);
+        return -1;
+    }
+    if (alg->nparam < 0) {
+        snprintf(err, errlen, "%s.%s has a malformed parameter specification", ac_coll_name(coll),
+                 alg->name);
+        return -1;
+    }
+    ac_inst_default(alg, inst);
+    if (!colon) return 0;
+    char *save = NULL;
+    for (char *kv = strtok_r(colon + 1, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(kv, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s: expected param=value, got '%s'", alg->name, kv);
+            return -1;
+        }
+        *eq = '\0';
+        int k;
+        for (k = 0; k < alg->nparam; k++)
+            if (strcmp(alg->param[k].name, kv) == 0) break;
+        if (k == alg->nparam) {
+            snprintf(err, errlen, "%s has no parameter '%s'", alg->name, kv);
+            return -1;
+        }
+        const ac_param_t *q = &alg->param[k];
+        const char *v = eq + 1;
+        if (q->type == AC_PT_INT) {
+            char *end;
+            long x = strtol(v, &end, 10);
+            if (!*v || *end || x < q->min || x > q->max) {
+                snprintf(err, errlen, "%s: %s=%s is not an integer in [%ld, %ld]", alg->name,
+                         q->name, v, q->min, q->max);
+                return -1;
+            }
+            inst->val[k].i = x;
+        } else {
+            const ac_alg_t *r = ac_alg_find(q->ref_coll, v);
+            if (!r) {
+                snprintf(err, errlen, "%s: %s=%s is not a %s algorithm", alg->name, q->name, v,
+                         ac_coll_name(q->ref_coll));
+                return -1;
+            }
+            inst->val[k].alg = r;
+        }
+    }
+    return 0;
+}
+
+long ac_param_int(const ac_inst_t *in, const char *name) {
+    for (int k = 0; k < in->alg->nparam; k++)
+        if (in->alg->param[k].type == AC_PT_INT && strcmp(in->alg->param[k].name, name) == 0)
+            return in->val[k].i;
+    return -1;
+}
+
+const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name) {
+    for (int k = 0; k < in->alg->nparam; k++)
+        if (in->alg->param[k].type == AC_PT_ALG && strcmp(in->alg->param[k].name, name) == 0)
+            return in->val[k].alg;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- public listing API */
+
+AC_EXPORT const char *autocoll_coll_name(int coll) { return ac_coll_name(coll); }
+AC_EXPORT int autocoll_coll_from_name(const char *name) { return ac_coll_from_name(name); }
+AC_EXPORT int autocoll_alg_count(int coll) { return ac_alg_count(coll); }
+
+AC_EXPORT int autocoll_alg_info(int coll, int idx, autocoll_alg_info_t *info) {
+    const ac_alg_t *a = ac_alg_get(coll, idx);
+    if (!a || !info) return MPI_ERR_ARG;
+    info->coll = colls[coll].name;
+    info->name = a->name;
+    info->group = a->group;
+    info->restrictions = a->flags;
+    info->params = a->param_spec;
+    info->cost = a->cost;
+    info->description = a->desc;
+    return MPI_SUCCESS;
+}
+
+AC_EXPORT int autocoll_instance_count(int coll, int idx) {
+    const ac_alg_t *a = ac_alg_get(coll, idx);
+    return a ? ac_inst_count(a) : 0;
+}
+
+AC_EXPORT int autocoll_instance_name(int coll, int idx, int i, char *buf, int len) {
+    const ac_alg_t *a = ac_alg_get(coll, idx);
+    if (!a || !buf || len <= 0) return 0;
+    int n = ac_inst_count(a);
+    if (i >= 0 && i < n) {
+        ac_inst_t in;
+        ac_inst_nth(a, i, &in);
+        ac_inst_format(&in, buf, (size_t)len);
+    }
+    return n;
+}
+
+AC_EXPORT int autocoll_restrictions_string(unsigned r, char *buf, int len) {
+    static const char *names[] = {"POF2",      "EVEN_P", "COMMUTATIVE", "NO_INPLACE",   "MULTINODE",
+                                  "UNIFORM_PPN", "P2",   "TOPOLOGY_FILE", "NATIVE"};
+    if (!buf || len <= 0) return MPI_ERR_ARG;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
+        if (r & (1u << b))
+            used += (size_t)snprintf(buf + used, used < (size_t)len ? (size_t)len - used : 0,
+                                     "%s%s", used ? "|" : "", names[b]);
+    if (!used) snprintf(buf, (size_t)len, "-");
+    return MPI_SUCCESS;
+}
