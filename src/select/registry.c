@@ -188,6 +188,12 @@ int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, s
     return n;
 }
 
+static const ac_alg_t *find_alg(int coll, const char *name) {
+    for (int i = 0; i < colls[coll].n; i++)
+        if (strcmp(colls[coll].algs[i].name, name) == 0) return &colls[coll].algs[i];
+    return NULL;
+}
+
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 static void registry_build(void) {
     for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
@@ -204,6 +210,21 @@ static void registry_build(void) {
             }
         }
     }
+    /* Second pass, once every list is indexed: an alg(...) candidate must name a registered
+     * algorithm of that collective. */
+    for (int c = 0; c < AUTOCOLL_NCOLL; c++)
+        for (int i = 0; i < colls[c].n; i++) {
+            ac_alg_t *a = &colls[c].algs[i];
+            for (int k = 0; k < a->nparam; k++)
+                for (int j = 0; a->param[k].type == AC_PT_ALG && j < a->param[k].ncand; j++)
+                    if (!find_alg(a->param[k].ref_coll, a->param[k].cand_alg[j])) {
+                        fprintf(stderr, "autocoll: registry: %s.%s: %s is not a %s algorithm\n",
+                                colls[c].name, a->name, a->param[k].cand_alg[j],
+                                colls[a->param[k].ref_coll].name);
+                        a->nparam = -1;
+                        break;
+                    }
+        }
 }
 void ac_registry_init(void) { pthread_once(&reg_once, registry_build); }
 
@@ -219,9 +240,8 @@ const ac_alg_t *ac_alg_get(int coll, int idx) {
 }
 
 const ac_alg_t *ac_alg_find(int coll, const char *name) {
-    for (int i = 0; i < ac_alg_count(coll); i++)
-        if (strcmp(colls[coll].algs[i].name, name) == 0) return &colls[coll].algs[i];
-    return NULL;
+    ac_registry_init();
+    return (coll >= 0 && coll < AUTOCOLL_NCOLL && name) ? find_alg(coll, name) : NULL;
 }
 
 int ac_inst_count(const ac_alg_t *alg) {
