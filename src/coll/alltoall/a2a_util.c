@@ -1,0 +1,171 @@
+/*
+ * Helpers shared by the alltoall and alltoallv algorithms: block view, windowed direct exchange
+ * and the step-wise ring/pair engine with its synchronisation variants (seed 000, Faraj 2006,
+ * section 4.1.1.1; spec star-stage-ethernet.md section 2.0). Not an algorithm of its own.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include "a2a_util.h"
+#include "../../sched/sched.h"
+
+int ac_a2a_view_init(ac_a2a_view_t *v, const ac_args_t *a) {
+    int err = MPI_SUCCESS;
+    v->p = a->size;
+    v->me = a->rank;
+    v->vform = a->coll == AUTOCOLL_ALLTOALLV;
+    v->rbuf = a->rbuf;
+    v->rtype = a->rtype;
+    v->rcount = a->rcount;
+    v->rcounts = a->rcounts;
+    v->rdispls = a->rdispls;
+    v->tmpbase = NULL;
+    if (!a->inplace) {
+        v->sbuf = a->sbuf;
+        v->stype = a->stype;
+        v->scount = a->scount;
+        v->scounts = a->scounts;
+        v->sdispls = a->sdispls;
+    } else {
+        /* Send data sits in rbuf with the receive layout: copy the span it covers. */
+        size_t hi = 0;
+        if (v->vform) {
+            for (int j = 0; j < v->p; j++)
+                if (a->rcounts[j] > 0 && (size_t)a->rdispls[j] + (size_t)a->rcounts[j] > hi)
+                    hi = (size_t)a->rdispls[j] + (size_t)a->rcounts[j];
+        } else {
+            hi = (size_t)a->rcount * (size_t)v->p;
+        }
+        if (hi > INT_MAX) return MPI_ERR_COUNT;
+        char *tmp = ac_dt_alloc(a->rtype, hi, &v->tmpbase);
+        if (!tmp) return MPI_ERR_NO_MEM;
+        err = ac_dt_copy(a->rbuf, (int)hi, a->rtype, tmp, (int)hi, a->rtype);
+        v->sbuf = tmp;
+        v->stype = a->rtype;
+        v->scount = a->rcount;
+        v->scounts = a->rcounts;
+        v->sdispls = a->rdispls;
+    }
+    v->sext = ac_dt_extent(v->stype);
+    v->rext = ac_dt_extent(v->rtype);
+    v->ssize = ac_dt_size(v->stype);
+    v->rsize = ac_dt_size(v->rtype);
+    return err;
+}
+
+void ac_a2a_view_free(ac_a2a_view_t *v) {
+    free(v->tmpbase);
+    v->tmpbase = NULL;
+}
+
+int ac_a2a_self_copy(const ac_a2a_view_t *v) {
+    return ac_dt_copy(ac_a2a_sptr(v, v->me), ac_a2a_scnt(v, v->me), v->stype,
+                      ac_a2a_rptr(v, v->me), ac_a2a_rcnt(v, v->me), v->rtype);
+}
+
+/* Post the receive of block `src` and the send of block `dst` of one direct step. */
+static int post_pair(const ac_a2a_view_t *v, const ac_args_t *a, int dst, int src,
+                     MPI_Request *req, int *nreq) {
+    int err = MPI_SUCCESS;
+    if (ac_a2a_rbytes(v, src))
+        AC_CHECK(PMPI_Irecv(ac_a2a_rptr(v, src), ac_a2a_rcnt(v, src), v->rtype, src,
+                            AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+    if (ac_a2a_sbytes(v, dst))
+        AC_CHECK(PMPI_Isend(ac_a2a_sptr(v, dst), ac_a2a_scnt(v, dst), v->stype, dst,
+                            AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+fn_exit:
+    return err;
+}
+
+int ac_a2a_window(const ac_args_t *a, int window) {
+    ac_a2a_view_t v;
+    int err, p = a->size, me = a->rank, nreq = 0;
+    MPI_Request *req = NULL;
+    if (window < 1) window = 1;
+    if (window > p - 1) window = p - 1 > 0 ? p - 1 : 1;
+    err = ac_a2a_view_init(&v, a);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    req = malloc(2 * (size_t)window * sizeof *req);
+    if (!req) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    for (int s0 = 1; s0 < p; s0 += window) {
+        nreq = 0;
+        for (int s = s0; s < s0 + window && s < p; s++)
+            AC_CHECK(post_pair(&v, a, ac_ring_to(me, p, s), ac_ring_from(me, p, s),
+                               req, &nreq));
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    }
+    AC_CHECK(ac_a2a_self_copy(&v));
+fn_exit:
+    free(req);
+    ac_a2a_view_free(&v);
+    return err;
+}
+
+int ac_a2a_stepwise(const ac_args_t *a, int pattern, int sync, int nbar) {
+    ac_a2a_view_t v;
+    int err, p = a->size, me = a->rank;
+    const int stag = AC_A2A_SYNC_TAG(a->coll);
+    MPI_Request req[3];
+    err = ac_a2a_view_init(&v, a);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    AC_CHECK(ac_a2a_self_copy(&v));
+    if (sync == AC_A2A_SYNC_NBAR)
+        for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--) AC_CHECK(PMPI_Barrier(a->comm));
+    for (int s = 1; s < p; s++) {
+        int dst, src, nreq = 0;
+        if (pattern == AC_A2A_PAIR) {
+            dst = src = ac_pair_peer(me, s);
+        } else {
+            dst = ac_ring_to(me, p, s);
+            src = ac_ring_from(me, p, s);
+        }
+        if (sync == AC_A2A_SYNC_LB && s >= 2) {
+            /* Receiver-ready token: my step-s receive is posted before my source may send. */
+            if (ac_a2a_rbytes(&v, src))
+                AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, src), ac_a2a_rcnt(&v, src), v.rtype, src,
+                                    AC_TAG(a->coll), a->comm, &req[nreq++]));
+            AC_CHECK(PMPI_Isend(NULL, 0, MPI_BYTE, src, stag, a->comm, &req[nreq++]));
+            AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, dst, stag, a->comm, MPI_STATUS_IGNORE));
+            if (ac_a2a_sbytes(&v, dst))
+                AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, dst), ac_a2a_scnt(&v, dst), v.stype, dst,
+                                    AC_TAG(a->coll), a->comm, &req[nreq++]));
+        } else {
+            AC_CHECK(post_pair(&v, a, dst, src, req, &nreq));
+        }
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        if (sync == AC_A2A_SYNC_MPIB && s < p - 1) AC_CHECK(PMPI_Barrier(a->comm));
+        if (sync == AC_A2A_SYNC_NBAR)
+            for (int c = ac_nbar_count(s, p - 1, nbar); c > 0; c--)
+                AC_CHECK(PMPI_Barrier(a->comm));
+    }
+fn_exit:
+    ac_a2a_view_free(&v);
+    return err;
+}
+
+void ac_a2a_blk_init(ac_a2a_blk_t *b, const ac_args_t *a) {
+    b->rcount = a->rcount;
+    b->rtype = a->rtype;
+    b->blk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
+}
+
+char *ac_a2a_blk_alloc(const ac_a2a_blk_t *b, size_t nblocks, void **base) {
+    return ac_dt_alloc(b->rtype, nblocks * (size_t)b->rcount, base);
+}
+
+int ac_a2a_blk_copy(const ac_a2a_blk_t *b, const char *src, char *dst) {
+    return ac_dt_copy(src, b->rcount, b->rtype, dst, b->rcount, b->rtype);
+}
+
+int ac_a2a_blk_from_send(const ac_a2a_blk_t *b, const ac_a2a_view_t *v, int j, char *dst) {
+    return ac_dt_copy(ac_a2a_sptr(v, j), ac_a2a_scnt(v, j), v->stype, dst, b->rcount, b->rtype);
+}
+
+int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count) {
+    size_t c = m * (size_t)b->rcount;
+    if (c > INT_MAX) return MPI_ERR_COUNT;
+    *count = (int)c;
+    return MPI_SUCCESS;
+}

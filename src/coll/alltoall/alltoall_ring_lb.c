@@ -1,0 +1,17 @@
+/*
+ * Algorithm: ring with light barrier: the ring schedule (to me+s, from me-s, s = 1..p-1); before the
+ *   data of step s >= 2 every rank posts its receive, sends a zero-byte token to its step-s
+ *   source and waits for the token of its step-s destination, so no rank is the target of two
+ *   data messages at once. Tokens use their own tag; results equal the plain ring.
+ * Cost: (p-1)(alpha + n beta) + (p-2) delta_l + gamma_s + gamma_l; n = bytes of one block.
+ * Restrictions: none. In place: the receive buffer is first copied to a temporary send
+ *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with light barrier" (spec star-stage-ethernet.md 2.0).
+ */
+#include "a2a_util.h"
+
+int ac_alltoall_ring_lb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)in;
+    (void)ctx;
+    return ac_a2a_stepwise(a, AC_A2A_RING, AC_A2A_SYNC_LB, 0);
+}
