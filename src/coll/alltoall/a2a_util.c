@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "a2a_util.h"
 #include "../../sched/sched.h"
+#include "../../sched/te.h"
 
 int ac_a2a_view_init(ac_a2a_view_t *v, const ac_args_t *a) {
     int err = MPI_SUCCESS;
@@ -168,4 +169,68 @@ int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count) {
     if (c > INT_MAX) return MPI_ERR_COUNT;
     *count = (int)c;
     return MPI_SUCCESS;
+}
+
+int ac_a2a_te(const ac_args_t *a, int i) {
+    ac_a2a_view_t v;
+    ac_a2a_blk_t b;
+    int err, p = a->size, me = a->rank, cnt;
+    void *wb = NULL, *w2b = NULL, *spb = NULL, *rpb = NULL;
+    const int tag = AC_TAG(a->coll);
+    size_t half = (size_t)p / 2, nk = (size_t)1 << i, npack = half > nk ? half : nk;
+    ac_a2a_blk_init(&b, a);
+    err = ac_a2a_view_init(&v, a);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    char *w = ac_a2a_blk_alloc(&b, (size_t)p, &wb), *w2 = ac_a2a_blk_alloc(&b, (size_t)p, &w2b);
+    char *sp = ac_a2a_blk_alloc(&b, npack, &spb), *rp = ac_a2a_blk_alloc(&b, npack, &rpb);
+    if (!w || !w2 || !sp || !rp) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    for (int d = 0; d < p; d++) AC_CHECK(ac_a2a_blk_from_send(&b, &v, d, ac_a2a_blk_at(&b, w, d)));
+    /* Splitting steps: send the half of my blocks addressed to the partner's half. */
+    AC_CHECK(ac_a2a_blk_count(&b, half, &cnt));
+    for (int s = 1; s <= i; s++) {
+        int q = ac_te_partner(p, s, me, NULL);
+        for (size_t t = 0; t < half; t++)
+            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_send_slot(p, s, me, t)),
+                                     ac_a2a_blk_at(&b, sp, t)));
+        AC_CHECK(PMPI_Sendrecv(sp, cnt, b.rtype, q, tag, rp, cnt, b.rtype, q, tag, a->comm,
+                               MPI_STATUS_IGNORE));
+        for (size_t t = 0; t < half; t++) {
+            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_keep_slot(p, s, me, t)),
+                                     ac_a2a_blk_at(&b, w2, ac_te_keep_new_slot(p, s, me, t))));
+            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, rp, t),
+                                     ac_a2a_blk_at(&b, w2, ac_te_recv_new_slot(p, s, me, t))));
+        }
+        char *x = w;
+        w = w2;
+        w2 = x;
+    }
+    /* Direct exchange inside groups of G = p / 2^i: 2^i blocks per message. */
+    int G = p >> i;
+    for (size_t k = 0; k < nk; k++)
+        AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, me, k)),
+                                 ac_a2a_rptr(&v, ac_te_direct_recv_src(p, i, me, k))));
+    AC_CHECK(ac_a2a_blk_count(&b, nk, &cnt));
+    for (int j = 1; j < G; j++) {
+        int to, from;
+        ac_te_direct_peers(p, i, me, j, &to, &from);
+        for (size_t k = 0; k < nk; k++)
+            AC_CHECK(ac_a2a_blk_copy(
+                &b, ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, to, k)),
+                ac_a2a_blk_at(&b, sp, k)));
+        AC_CHECK(PMPI_Sendrecv(sp, cnt, b.rtype, to, tag, rp, cnt, b.rtype, from, tag, a->comm,
+                               MPI_STATUS_IGNORE));
+        for (size_t k = 0; k < nk; k++)
+            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, rp, k),
+                                     ac_a2a_rptr(&v, ac_te_direct_recv_src(p, i, from, k))));
+    }
+fn_exit:
+    free(wb);
+    free(w2b);
+    free(spb);
+    free(rpb);
+    ac_a2a_view_free(&v);
+    return err;
 }

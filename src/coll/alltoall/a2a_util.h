@@ -87,4 +87,9 @@ int ac_a2a_blk_from_send(const ac_a2a_blk_t *b, const ac_a2a_view_t *v, int j, c
 /* Message count of m blocks (elements of rtype); fails with MPI_ERR_COUNT past INT_MAX. */
 int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count);
 
+/* Combined total exchange (seed 004, spec predictors-latency.md 5.2/5.7) on the schedule of
+ * src/sched/te.c: i splitting steps (2^i must divide p), then the direct exchange inside groups
+ * of p / 2^i ranks. i = 0 is the direct exchange TE1, i = log2 p (p a power of two) is TE2. */
+int ac_a2a_te(const ac_args_t *a, int i);
+
 #endif
