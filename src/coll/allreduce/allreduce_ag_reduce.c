@@ -1,0 +1,41 @@
+/*
+ * Algorithm: allgather then local reduction (STAR type 1): an allgather (any registered
+ *   allgather algorithm, parameter `ag`) collects the p input vectors into a p-vector scratch
+ *   buffer (vector r at r * count elements), then every rank reduces them in rank order,
+ *   x_0 op (x_1 op (... op x_{p-1})), the same sequence of operations on the same bytes
+ *   everywhere, so results are bitwise identical and non-commutative operations are correct.
+ * Cost: T_allgather(n, p) + (p-1) n gamma; n = bytes of the vector.
+ * Restrictions: none. Memory: p vectors.
+ * Reference: seed 000 (Faraj 2006), STAR allreduce repository type 1 (ag-bruck, ag-2D, ag-3D,
+ *   ag-rdb, ag-ring), spec star-stage-ethernet.md section 2.4.
+ */
+#include <stdlib.h>
+#include "../algs.h"
+#include "../../sched/rs_core.h"
+
+int ac_allreduce_ag_reduce(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    int err = MPI_SUCCESS, p = a->size, n = a->rcount;
+    MPI_Datatype t = a->rtype;
+    void *sbase = NULL;
+    ac_inst_t gi;
+    ac_inst_default(ac_param_alg(in, "ag"), &gi);
+    char *all = ac_dt_alloc(t, (size_t)n * (size_t)p, &sbase);
+    if (!all) return MPI_ERR_NO_MEM;
+    ac_args_t g = *a;
+    g.coll = AUTOCOLL_ALLGATHER;
+    g.sbuf = ac_rs_input(a);
+    g.inplace = 0;
+    g.scount = n;
+    g.stype = t;
+    g.rbuf = all;
+    g.rcount = n;
+    g.rtype = t;
+    g.op = MPI_OP_NULL;
+    AC_CHECK(ac_run_part(&g, &gi, ctx));
+    AC_CHECK(ac_dt_copy(ac_dt_at(all, t, (size_t)(p - 1) * (size_t)n), n, t, a->rbuf, n, t));
+    for (int r = p - 2; r >= 0; r--)
+        AC_CHECK(PMPI_Reduce_local(ac_dt_at(all, t, (size_t)r * (size_t)n), a->rbuf, n, t, a->op));
+fn_exit:
+    free(sbase);
+    return err;
+}

@@ -1,0 +1,42 @@
+/*
+ * Algorithm: ring: the vector is cut into p blocks (block b: count/p elements, one more when
+ *   b < count % p); reduce-scatter ring (step s: rank r sends block r - s to r + 1, receives
+ *   block r - s - 1 from r - 1 and combines it, so rank r ends with block r + 1 reduced), then
+ *   allgather ring (step s: send block r + 1 - s, receive block r - s). Every block is reduced
+ *   at one rank and copied, so all ranks hold identical bytes; the combination order follows
+ *   the ring, hence commutative operations only.
+ * Cost: 2 (p-1) alpha + 2 ((p-1)/p) n beta + ((p-1)/p) n gamma; n = bytes of the vector.
+ * Restrictions: COMMUTATIVE. Memory: one block.
+ * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (reduce-scatter +
+ *   allgather family, ring allgather of section 2.3).
+ */
+#include <stdlib.h>
+#include "../algs.h"
+#include "../../sched/rs_core.h"
+
+int ac_allreduce_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)ctx;
+    int err = MPI_SUCCESS, p = a->size, n = a->rcount;
+    long segbytes = in ? ac_param_int(in, "seg") : -1;
+    size_t seg = 0, esize = ac_dt_size(a->rtype);
+    MPI_Datatype t = a->rtype;
+    void *tbase = NULL;
+    size_t *blk = malloc(((size_t)p + 1) * sizeof *blk);
+    char *tmp = ac_dt_alloc(t, (size_t)n / (size_t)p + 1, &tbase);
+    if (!blk || !tmp) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    /* seg (segmented ring only) is in bytes; segments are whole elements. */
+    if (segbytes > 0) seg = esize ? ((size_t)segbytes / esize ? (size_t)segbytes / esize : 1) : 1;
+    ac_rs_split((size_t)n, p, blk);
+    if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, a->rbuf, n, t));
+    AC_CHECK(ac_rs_ring(p, a->rank, blk, 0, 1, seg, a->rbuf, tmp, t, a->op, a->comm,
+                        AC_TAG(a->coll)));
+    AC_CHECK(ac_rs_ring(p, a->rank, blk, 1, 0, seg, a->rbuf, tmp, t, a->op, a->comm,
+                        AC_TAG(a->coll)));
+fn_exit:
+    free(blk);
+    free(tbase);
+    return err;
+}
