@@ -11,6 +11,7 @@
  */
 #ifndef AC_RS_CORE_H
 #define AC_RS_CORE_H
+#include <stdlib.h>
 #include "../core/ac.h"
 
 /* Element offsets of g blocks of a vector of count elements: block b has count/g elements plus
@@ -86,5 +87,20 @@ static inline const void *ac_rs_input(const ac_args_t *a) { return a->inplace ? 
  * onto the largest power of k not above p, recursive multiplying among the participants and the
  * fold's return. k = 2 is recursive doubling. Rank-ordered, so valid for any operation. */
 int ac_rs_allreduce_knomial(const ac_args_t *a, int k);
+
+/* Reduce-scatter cores (rs_scatter.c), shared by reduce_scatter (counts = a->rcounts) and
+ * reduce_scatter_block (counts all a->rcount). The input is sum(counts) elements of a->rtype
+ * (in rbuf when in place); rank r receives block r (counts[r] elements) in a->rbuf.
+ *  - halving: fold onto p' = 2^floor(lg p) participants (each owns the blocks of its rank
+ *    group), recursive halving (ascending: distance 1, 2, ..., rank-ordered; otherwise distance
+ *    p'/2, ..., commutative), then the holder of each group's blocks sends them to its ranks.
+ *  - pairwise: step s sends block r + s to r + s, receives the piece of block r from r - s and
+ *    combines (commutative).
+ *  - ring: reduce-scatter ring ending with block r at rank r (commutative).
+ *  - direct: every rank receives the p pieces of its block and combines them in rank order. */
+int ac_rs_rsc_halving(const ac_args_t *a, const int *counts, int ascending);
+int ac_rs_rsc_pairwise(const ac_args_t *a, const int *counts);
+int ac_rs_rsc_ring(const ac_args_t *a, const int *counts);
+int ac_rs_rsc_direct(const ac_args_t *a, const int *counts);
 
 #endif
