@@ -1,0 +1,157 @@
+/*
+ * Algorithm: hierarchical, node-aware: (1) every rank sends its block to its node leader
+ *   (node rank 0, over ctx->node_comm), which receives each member's block straight into the
+ *   member's slot of rbuf; (2) each leader packs the blocks of its node's ranks, in rank order,
+ *   into a scratch buffer at its node's segment (node n's segment = the blocks of the ranks r
+ *   with node_of[r] = n, in rank order; segments in node order) and the leaders run an in-place
+ *   allgatherv of the segments over ctx->leader_comm (leader_comm rank = node index) with the
+ *   flat algorithm given by parameter inter; (3) the leader unpacks the other nodes' segments
+ *   into their final slots, which puts every block where it belongs for any placement
+ *   (sequential, cyclic, irregular; blocks of a node need not be adjacent) and any number of
+ *   ranks per node; (4) binomial broadcast of all blocks inside the node over node_comm (one
+ *   message per edge, an indexed datatype over all slots).
+ * Cost: intra gather (ppn-1)(alpha + n beta) + inter allgatherv of nnodes segments of ppn n
+ *   bytes + 2 copies of (p - ppn) n bytes + ceil(log2 ppn)(alpha + p n beta).
+ * Restrictions: none (one node: the inter step is trivial). Memory: scratch of p blocks on
+ *   leaders. Parameter inter = flat allgatherv algorithm run among the leaders.
+ * Reference: seed 001 (Loch 2021) sections 5.1-5.3 (placement and locality, spec sparbit.md 4);
+ *   seed 000 (Faraj 2006) section 5.2 future work 2 (SMP-aware collectives).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include "../algs.h"
+#include "ag_common.h"
+
+int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    ac_agb_t g;
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, nn = ctx->nnodes;
+    int ntag = AC_TAG(a->coll);
+    const ac_alg_t *inter = ac_param_alg(in, "inter");
+    int *members = NULL, *ncount = NULL, *ndispl = NULL, *seg = NULL, *blk = NULL;
+    void *tbase = NULL;
+    MPI_Request *req = NULL;
+    if (!inter || inter->fn == ac_allgatherv_hier) return MPI_ERR_ARG; /* same on every rank */
+    AC_CHECK(ac_agb_setup(a, &g));
+    if (p == 1) return MPI_SUCCESS;
+    int ns = ctx->node_size, nr = ctx->node_rank;
+    members = malloc((size_t)ns * sizeof *members);
+    blk = malloc((size_t)p * sizeof *blk);
+    req = malloc((size_t)(ns > 1 ? ns : 1) * sizeof *req);
+    ncount = calloc((size_t)nn, sizeof *ncount);
+    ndispl = malloc((size_t)nn * sizeof *ndispl);
+    seg = malloc((size_t)p * sizeof *seg); /* element offset of every block in scratch */
+    if (!members || !blk || !req || !ncount || !ndispl || !seg) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    /* element counts of the node segments, identical on every rank */
+    long long tot = 0;
+    {
+        long long *cnt = calloc((size_t)nn, sizeof *cnt);
+        if (!cnt) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+        for (int r = 0; r < p; r++) cnt[ctx->node_of[r]] += ac_agb_count(&g, r);
+        for (int n = 0; n < nn; n++) tot += cnt[n];
+        long long off = 0;
+        for (int n = 0; n < nn; n++) {
+            ncount[n] = cnt[n] > INT_MAX ? INT_MAX : (int)cnt[n];
+            ndispl[n] = off > INT_MAX ? INT_MAX : (int)off;
+            off += cnt[n];
+        }
+        for (int r = 0; r < p; r++) {
+            int n = ctx->node_of[r];
+            seg[r] = ndispl[n];
+            ndispl[n] += ac_agb_count(&g, r);
+        }
+        off = 0;
+        for (int n = 0; n < nn; n++) {
+            ndispl[n] = (int)off;
+            off += cnt[n];
+        }
+        free(cnt);
+    }
+    if (tot > INT_MAX) { /* segment displacements of allgatherv are int */
+        err = MPI_ERR_COUNT;
+        goto fn_exit;
+    }
+    for (int r = 0, i = 0; r < p; r++)
+        if (ctx->node_of[r] == ctx->node_id) members[i++] = r;
+
+    /* (1) intra-node gather to the leader */
+    if (nr == 0) {
+        int nreq = 0;
+        for (int i = 1; i < ns; i++)
+            AC_CHECK(PMPI_Irecv(ac_agb_addr(&g, members[i]), ac_agb_count(&g, members[i]), g.type,
+                                i, ntag, ctx->node_comm, &req[nreq++]));
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    } else {
+        AC_CHECK(PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag,
+                           ctx->node_comm));
+    }
+
+    /* (2)-(3) leaders: pack, allgatherv of node segments, unpack */
+    if (nr == 0 && nn > 1) {
+        char *tmp = ac_dt_alloc(g.type, (size_t)(tot > 0 ? tot : 1), &tbase);
+        if (!tmp) {
+            err = MPI_ERR_NO_MEM; /* leaders only: the node broadcast below would hang */
+            goto fn_exit;
+        }
+        for (int i = 0; i < ns; i++) {
+            int r = members[i];
+            AC_CHECK(ac_dt_copy(ac_agb_addr(&g, r), ac_agb_count(&g, r), g.type,
+                                tmp + (MPI_Aint)seg[r] * g.ext, ac_agb_count(&g, r), g.type));
+        }
+        ac_args_t sub = *a;
+        sub.coll = AUTOCOLL_ALLGATHERV;
+        sub.sbuf = MPI_IN_PLACE;
+        sub.inplace = 1;
+        sub.scount = 0;
+        sub.stype = g.type;
+        sub.rbuf = tmp;
+        sub.rcount = 0;
+        sub.rcounts = ncount;
+        sub.rdispls = ndispl;
+        sub.rtype = g.type;
+        sub.comm = sub.ucomm = ctx->leader_comm;
+        PMPI_Comm_rank(ctx->leader_comm, &sub.rank);
+        PMPI_Comm_size(ctx->leader_comm, &sub.size);
+        ac_inst_t inst;
+        ac_inst_default(inter, &inst);
+        AC_CHECK(ac_run_part(&sub, &inst, ctx));
+        for (int r = 0; r < p; r++)
+            if (ctx->node_of[r] != ctx->node_id)
+                AC_CHECK(ac_dt_copy(tmp + (MPI_Aint)seg[r] * g.ext, ac_agb_count(&g, r), g.type,
+                                    ac_agb_addr(&g, r), ac_agb_count(&g, r), g.type));
+    }
+
+    /* (4) binomial broadcast of all blocks inside the node (node ranks) */
+    if (ns > 1) {
+        ac_agb_t gn = g;
+        gn.comm = ctx->node_comm;
+        int n = ac_agb_range(blk, 0, p, p), mask = 1;
+        while (mask < ns && !(nr & mask)) mask <<= 1;
+        if (nr > 0) {
+            AC_CHECK(ac_agb_irecv(&gn, blk, n, nr - mask, &req[0]));
+            AC_CHECK(PMPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        }
+        int nreq = 0;
+        for (int m = mask >> 1; m >= 1; m >>= 1)
+            if (nr + m < ns) AC_CHECK(ac_agb_isend(&gn, blk, n, nr + m, &req[nreq++]));
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    }
+fn_exit:
+    free(tbase);
+    free(members);
+    free(blk);
+    free(req);
+    free(ncount);
+    free(ndispl);
+    free(seg);
+    return err;
+}
+
+int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    return ac_agx_hier(a, in, ctx);
+}

@@ -1,0 +1,15 @@
+/*
+ * Algorithm: pair with MPI barrier: the pair exchange of allgather_pair.c (step s: swap own
+ *   blocks with i ^ s) with PMPI_Barrier on the private communicator between every two
+ *   consecutive steps.
+ * Cost: (p-1)(alpha + n beta) + (p-2) delta_h; n = bytes of a block.
+ * Restrictions: POF2. Memory: none.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1; spec star-stage-ethernet.md 2.0.
+ */
+#include "ag_common.h"
+
+int ac_allgather_pair_mpib(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)in;
+    (void)ctx;
+    return ac_agx_steps(a, AC_AGS_PAIR, AC_SYNC_MPI, 0);
+}

@@ -1,0 +1,14 @@
+/*
+ * Algorithm: pair with N MPI barriers: the pair exchange of allgather_pair.c (step s: swap own
+ *   blocks with i ^ s) with exactly N PMPI_Barrier calls, placed as in allgather_ring_nbar.c
+ *   (p-1 steps cut into N+1 even blocks, ac_nbar_count).
+ * Cost: (p-1)(alpha + n beta) + N delta_h + theta terms; n = bytes of a block.
+ * Restrictions: POF2. Memory: none. Parameter n = N.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1; spec star-stage-ethernet.md 2.0.
+ */
+#include "ag_common.h"
+
+int ac_allgather_pair_nbar(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)ctx;
+    return ac_agx_steps(a, AC_AGS_PAIR, AC_SYNC_NBAR, (int)ac_param_int(in, "n"));
+}
