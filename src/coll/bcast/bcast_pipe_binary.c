@@ -1,0 +1,20 @@
+/*
+ * Algorithm: pipelined complete binary tree on virtual ranks v = (rank - root) mod p (children
+ *   2v+1, 2v+2): segments of s = max(1, seg / type size) elements flow down the tree; a rank
+ *   keeps the receive of segment j+1 posted while it sends segment j to both children.
+ * Cost: (X + H - 1) 2(alpha + (n/X) beta), X = ceil(count/s), H = floor(lg p) + 1.
+ * Restrictions: none. Memory: two requests.
+ * Reference: seed 000 (Faraj 2006), §3.4.1, pipelined binary tree (spec star-stage-ethernet
+ *   section 2.5, bcast.pipe_binary).
+ */
+#include "../../core/ac.h"
+#include "../../sched/tree.h"
+
+int ac_bcast_pipe_binary(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)ctx;
+    ac_tree_t t = ac_tree_make(AC_TREE_KARY, 2, a->size);
+    size_t seg = ac_seg_elems((size_t)ac_param_int(in, "seg"), ac_dt_size(a->rtype),
+                              (size_t)a->rcount);
+    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm,
+                         AC_TAG(a->coll), &t, seg);
+}
