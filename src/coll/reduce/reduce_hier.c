@@ -1,0 +1,66 @@
+/*
+ * Algorithm: hierarchical two-level reduce: the intra-node algorithm reduces every node onto
+ *   its leader (node rank 0) on ctx->node_comm; the leaders run the inter-node algorithm on
+ *   ctx->leader_comm onto the leader of the root's node (leader_comm rank = node index), which
+ *   hands the result to the root when the root is not the leader.
+ * Cost: T_intra(ppn, n) + T_inter(nnodes, n) (+ alpha + n beta to a non-leader root).
+ * Restrictions: COMMUTATIVE (node ranks need not be contiguous). Memory: two vectors on leaders.
+ * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); two-level trees of
+ *   seed 003 (Bongo et al.) (spec allreduce-trees, hierarchy).
+ */
+#include <stdlib.h>
+#include "../algs.h"
+
+static int part(const ac_args_t *a, MPI_Comm comm, int root, const void *sbuf, void *rbuf,
+                const ac_alg_t *alg, ac_ctx_t *ctx) {
+    ac_args_t b = *a;
+    ac_inst_t inst;
+    b.comm = comm;
+    b.root = root;
+    b.sbuf = sbuf;
+    b.rbuf = rbuf;
+    b.inplace = 0;
+    PMPI_Comm_rank(comm, &b.rank);
+    PMPI_Comm_size(comm, &b.size);
+    ac_inst_default(alg, &inst);
+    return ac_run_part(&b, &inst, ctx);
+}
+
+int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    int err = MPI_SUCCESS, n = a->rcount, tag = AC_TAG(a->coll);
+    MPI_Datatype t = a->rtype;
+    const ac_alg_t *inter = ac_param_alg(in, "inter"), *intra = ac_param_alg(in, "intra");
+    const void *mine = a->inplace ? a->rbuf : a->sbuf;
+    void *b1 = NULL, *b2 = NULL;
+    char *node_res = NULL, *all_res = NULL;
+    int rnode = ctx->node_of[a->root], rlocal = 0, leader = ctx->node_rank == 0;
+    if (n == 0) return MPI_SUCCESS;
+    for (int r = 0; r < a->root; r++) rlocal += ctx->node_of[r] == rnode;
+    if (leader) {
+        node_res = ac_dt_alloc(t, (size_t)n, &b1);
+        all_res = ac_dt_alloc(t, (size_t)n, &b2);
+        if (!node_res || !all_res) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+    }
+    AC_CHECK(part(a, ctx->node_comm, 0, mine, node_res, intra, ctx));
+    const char *res = node_res;
+    if (leader && ctx->nnodes > 1) {
+        AC_CHECK(part(a, ctx->leader_comm, rnode, node_res, ctx->node_id == rnode ? all_res : NULL,
+                      inter, ctx));
+        res = all_res;
+    }
+    if (ctx->node_id == rnode) {
+        if (leader && rlocal == 0)
+            AC_CHECK(ac_dt_copy(res, n, t, a->rbuf, n, t));
+        else if (leader)
+            AC_CHECK(PMPI_Send(res, n, t, rlocal, tag, ctx->node_comm));
+        else if (ctx->node_rank == rlocal)
+            AC_CHECK(PMPI_Recv(a->rbuf, n, t, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
+    }
+fn_exit:
+    free(b1);
+    free(b2);
+    return err;
+}
