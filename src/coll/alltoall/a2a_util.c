@@ -8,6 +8,7 @@
 #include "a2a_util.h"
 #include "../../sched/sched.h"
 #include "../../sched/te.h"
+#include "../../sched/a2a_sched.h"
 
 int ac_a2a_view_init(ac_a2a_view_t *v, const ac_args_t *a) {
     int err = MPI_SUCCESS;
@@ -231,6 +232,196 @@ fn_exit:
     free(w2b);
     free(spb);
     free(rpb);
+    ac_a2a_view_free(&v);
+    return err;
+}
+
+int ac_a2a_bruck(const ac_args_t *a, int k) {
+    ac_a2a_view_t v;
+    ac_a2a_blk_t b;
+    int err, p = a->size, me = a->rank, nreq = 0;
+    void *wb = NULL, *spb = NULL, *rpb = NULL;
+    int *slots = malloc((size_t)p * sizeof(int)), *first = malloc(((size_t)k + 1) * sizeof(int));
+    MPI_Request *req = malloc(2 * (size_t)k * sizeof *req);
+    const int tag = AC_TAG(a->coll);
+    ac_a2a_blk_init(&b, a);
+    err = ac_a2a_view_init(&v, a);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    char *w = ac_a2a_blk_alloc(&b, (size_t)p, &wb);
+    char *sp = ac_a2a_blk_alloc(&b, (size_t)p, &spb), *rp = ac_a2a_blk_alloc(&b, (size_t)p, &rpb);
+    if (!w || !sp || !rp || !slots || !first || !req) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    /* Rotation: slot t = my block for rank me + t. */
+    for (int t = 0; t < p; t++)
+        AC_CHECK(ac_a2a_blk_from_send(&b, &v, (me + t) % p, ac_a2a_blk_at(&b, w, t)));
+    int nsteps = ac_kbruck_nsteps(p, k);
+    for (int s = 0; s < nsteps; s++) {
+        /* Ports j = 1..k: pack the slots with digit s == j one after another in sp. */
+        int off = 0;
+        nreq = 0;
+        for (int j = 1; j <= k; j++) {
+            int o, c, cnt;
+            first[j] = off;
+            if (!ac_kbruck_part(p, k, s, j, &o, &c)) continue;
+            int n = ac_a2a_bruck_slots(p, k, s, j, slots + off);
+            for (int x = off; x < off + n; x++)
+                AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, slots[x]),
+                                         ac_a2a_blk_at(&b, sp, x)));
+            AC_CHECK(ac_a2a_blk_count(&b, (size_t)n, &cnt));
+            AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off), cnt, b.rtype, ac_ring_from(me, p, o),
+                                tag, a->comm, &req[nreq++]));
+            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, b.rtype, ac_ring_to(me, p, o),
+                                tag, a->comm, &req[nreq++]));
+            off += n;
+        }
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        nreq = 0;
+        for (int x = 0; x < off; x++)
+            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, rp, x), ac_a2a_blk_at(&b, w, slots[x])));
+    }
+    /* Inverse rotation: slot t holds the block from rank me - t. */
+    for (int t = 0; t < p; t++)
+        AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, t), ac_a2a_rptr(&v, ac_ring_from(me, p, t))));
+fn_exit:
+    if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    free(wb);
+    free(spb);
+    free(rpb);
+    free(slots);
+    free(first);
+    free(req);
+    ac_a2a_view_free(&v);
+    return err;
+}
+
+/* Post one message per run of consecutive owners in list (owner-major work buffer of p blocks
+ * per owner): both sides compute the same list for a message, so runs match in order. */
+static int post_runs(const ac_a2a_blk_t *b, char *w, int p, const int *list, int n, int peer,
+                     int send, const ac_args_t *a, MPI_Request *req, int *nreq) {
+    int err = MPI_SUCCESS;
+    for (int x = 0; x < n;) {
+        int y = x + 1, cnt;
+        while (y < n && list[y] == list[y - 1] + 1) y++;
+        AC_CHECK(ac_a2a_blk_count(b, (size_t)(y - x) * (size_t)p, &cnt));
+        char *at = ac_a2a_blk_at(b, w, (size_t)list[x] * (size_t)p);
+        if (send)
+            AC_CHECK(PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+        else
+            AC_CHECK(PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+        x = y;
+    }
+fn_exit:
+    return err;
+}
+
+static void sort_ints(int *l, int n) {
+    for (int x = 1; x < n; x++)
+        for (int y = x; y > 0 && l[y - 1] > l[y]; y--) {
+            int t = l[y];
+            l[y] = l[y - 1];
+            l[y - 1] = t;
+        }
+}
+
+/* Blocks addressed to me: entry me of every owner's row. */
+static int extract_mine(const ac_a2a_blk_t *b, const ac_a2a_view_t *v, char *w, int p, int me) {
+    int err = MPI_SUCCESS;
+    for (int j = 0; j < p; j++)
+        AC_CHECK(ac_a2a_blk_copy(b, ac_a2a_blk_at(b, w, (size_t)j * (size_t)p + (size_t)me),
+                                 ac_a2a_rptr(v, j)));
+fn_exit:
+    return err;
+}
+
+int ac_a2a_gather_all(const ac_args_t *a, int nd) {
+    ac_a2a_view_t v;
+    ac_a2a_blk_t b;
+    int err, p = a->size, me = a->rank, nreq = 0, cnt;
+    void *wb = NULL;
+    int *l1 = malloc(2 * (size_t)p * sizeof(int)), *l2 = malloc(2 * (size_t)p * sizeof(int));
+    /* mesh: up to p-1 peers, each one run each way; rdb: two runs each way */
+    MPI_Request *req = malloc((4 * (size_t)p + 4) * sizeof *req);
+    ac_a2a_blk_init(&b, a);
+    err = ac_a2a_view_init(&v, a);
+    if (err != MPI_SUCCESS) goto fn_exit;
+    char *w = ac_a2a_blk_alloc(&b, (size_t)p * (size_t)p, &wb);
+    if (!w || !l1 || !l2 || !req) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    char *mine = ac_a2a_blk_at(&b, w, (size_t)me * (size_t)p);
+    for (int j = 0; j < p; j++) AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, mine, j)));
+    if (nd >= 2) {
+        int dims[3];
+        ac_mesh_dims(p, nd, dims);
+        for (int d = 0; d < nd; d++) {
+            nreq = 0;
+            for (int j = 1; j < dims[d]; j++) {
+                int to = ac_mesh_peer(me, nd, dims, d, j), from = ac_mesh_peer(me, nd, dims, d, -j);
+                int n2 = ac_mesh_held(from, nd, dims, d, l2);
+                AC_CHECK(post_runs(&b, w, p, l2, n2, from, 0, a, req, &nreq));
+                int n1 = ac_mesh_held(me, nd, dims, d, l1);
+                AC_CHECK(post_runs(&b, w, p, l1, n1, to, 1, a, req, &nreq));
+                if (nreq > 2 * p) { /* one run each way in practice; keep the array bounded */
+                    AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+                    nreq = 0;
+                }
+            }
+            AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+            nreq = 0;
+        }
+        AC_CHECK(extract_mine(&b, &v, w, p, me));
+    } else {
+        int pp = ac_floor_pof2(p), e = p - pp;
+        if (me >= pp) {
+            /* Folded rank: hand my send buffer to me - p', get my column back at the end. */
+            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
+            AC_CHECK(PMPI_Send(mine, cnt, b.rtype, me - pp, AC_TAG(a->coll), a->comm));
+            AC_CHECK(PMPI_Recv(a->rbuf, cnt, b.rtype, me - pp, AC_TAG(a->coll), a->comm,
+                               MPI_STATUS_IGNORE));
+            goto fn_exit;
+        }
+        if (me < e) {
+            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
+            AC_CHECK(PMPI_Recv(ac_a2a_blk_at(&b, w, (size_t)(me + pp) * (size_t)p), cnt, b.rtype,
+                               me + pp, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
+        }
+        for (int k = 0; (1 << k) < pp; k++) {
+            int q = me ^ (1 << k);
+            int n1 = ac_rdb_fold_blocks(p, ac_rdb_start(me, k), 1 << k, l1);
+            int n2 = ac_rdb_fold_blocks(p, ac_rdb_start(q, k), 1 << k, l2);
+            /* fold_blocks interleaves u and u + p': sort into increasing owner order */
+            sort_ints(l1, n1);
+            sort_ints(l2, n2);
+            nreq = 0;
+            AC_CHECK(post_runs(&b, w, p, l2, n2, q, 0, a, req, &nreq));
+            AC_CHECK(post_runs(&b, w, p, l1, n1, q, 1, a, req, &nreq));
+            AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+            nreq = 0;
+        }
+        AC_CHECK(extract_mine(&b, &v, w, p, me));
+        if (me < e) {
+            /* Column of rank me + p' (blocks j -> me + p'), packed over the row of me + p',
+             * which is no longer needed: entry j of that row is overwritten by block
+             * (j -> me + p') taken from row j != me + p'. */
+            char *col = ac_a2a_blk_at(&b, w, (size_t)(me + pp) * (size_t)p);
+            for (int j = 0; j < p; j++)
+                if (j != me + pp)
+                    AC_CHECK(ac_a2a_blk_copy(
+                        &b, ac_a2a_blk_at(&b, w, (size_t)j * (size_t)p + (size_t)(me + pp)),
+                        ac_a2a_blk_at(&b, col, j)));
+            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
+            AC_CHECK(PMPI_Send(col, cnt, b.rtype, me + pp, AC_TAG(a->coll), a->comm));
+        }
+    }
+fn_exit:
+    if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    free(wb);
+    free(l1);
+    free(l2);
+    free(req);
     ac_a2a_view_free(&v);
     return err;
 }

@@ -92,4 +92,12 @@ int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count);
  * of p / 2^i ranks. i = 0 is the direct exchange TE1, i = log2 p (p a power of two) is TE2. */
 int ac_a2a_te(const ac_args_t *a, int i);
 
+/* Bruck with k ports (k = 1: classic Bruck): rotation, ceil(log_{k+1} p) steps of digit-selected
+ * slots (src/sched/a2a_sched.c), inverse rotation. */
+int ac_a2a_bruck(const ac_args_t *a, int k);
+/* All-gather of whole send buffers, then extraction of the blocks addressed to me (seed 000's
+ * mesh and recursive-doubling alltoall): over an nd-dimensional mesh (nd = 2, 3) or by
+ * recursive doubling with the fold for other p (nd = 0). */
+int ac_a2a_gather_all(const ac_args_t *a, int nd);
+
 #endif
