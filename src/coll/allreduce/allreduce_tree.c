@@ -1,0 +1,164 @@
+/*
+ * Algorithm: configurable reduction tree: the preset selected by parameter `shape` (see
+ *   src/sched/rtree.c and docs/reduction-trees.md) is built for the communicator's node layout
+ *   into a tree of partial-reduction vertices, each with an owner rank: host subtrees group the
+ *   ranks of a node F1 at a time, then F2, ...; a cluster-root subtree over the node outputs
+ *   lives on the root node (spread over its ranks), `links` moves upper host vertices to the
+ *   root node, `split` moves first-level cluster vertices to other nodes. Reduce phase: every
+ *   rank pre-posts the receives of the remote children of the vertices it owns, ordered as the
+ *   senders send them (leaves by rank, then vertices in build order), sends its own value to
+ *   its leaf's parent owner, then completes its vertices in build order, combining the children
+ *   in a fixed order (c_0 op (c_1 op ...)) and sending the partial result to the parent's
+ *   owner. Broadcast phase: rank r receives the final value from the owner of the parent of its
+ *   highest owned item and forwards it to every rank whose highest item hangs below a vertex it
+ *   owns (other nodes first). Only one final value exists, so all ranks hold identical bytes.
+ * Cost: per level of the tree, fan-in F: F (alpha + n beta) + (F-1) n gamma at the owner, twice
+ *   (reduce and broadcast); network hops per leaf-to-root path as set by links/split.
+ * Restrictions: COMMUTATIVE (node order need not be rank order). Memory: one vector per owned
+ *   vertex and per remote child.
+ * Reference: seed 003 (Bongo et al.), sections 3-6 (gred trees, host / cluster-root subtrees,
+ *   links and split reconfigurations); spec allreduce-trees.md sections 3.2 and 5.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "../algs.h"
+#include "../../sched/rs_core.h"
+#include "../../sched/rtree.h"
+
+typedef struct {
+    int key, vertex, pos, src;
+} rchild_t;
+
+static int key_of(int p, int item) { return item < 0 ? AC_RT_LEAF_RANK(item) : p + item; }
+
+static int cmp_rchild(const void *x, const void *y) {
+    const rchild_t *a = x, *b = y;
+    return (a->key > b->key) - (a->key < b->key);
+}
+
+int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount, tag = AC_TAG(a->coll);
+    MPI_Datatype t = a->rtype;
+    MPI_Aint ext = ac_dt_extent(t);
+    ac_rt_spec_t spec;
+    ac_rt_tree_t tr;
+    char msg[256];
+    int nown = 0, nrc = 0, nsreq = 0, built = 0;
+    int *vslot = NULL, *node = NULL;
+    rchild_t *rc = NULL;
+    MPI_Request *rreq = NULL, *sreq = NULL;
+    void *vbase = NULL, *rbase = NULL, *fbase = NULL;
+    char *vbuf = NULL, *rbuf = NULL, *fin = NULL;
+    const char *mine = ac_rs_input(a);
+    size_t span = (size_t)n; /* elements per slot */
+
+    long shape = ac_param_int(in, "shape");
+    if (ac_rt_parse(ac_rt_preset_spec((int)shape), &spec, msg, sizeof msg) ||
+        !(node = malloc((size_t)p * sizeof *node)))
+        return MPI_ERR_ARG;
+    /* Node of every rank of a->comm (a part may run on a sub-communicator of ctx). */
+    if (a->comm == ctx->comm) {
+        memcpy(node, ctx->node_of, (size_t)p * sizeof *node);
+    } else {
+        for (int r = 0; r < p; r++) node[r] = r; /* unknown layout: one rank per node */
+    }
+    if (ac_rt_build(&spec, p, node, &tr, msg, sizeof msg)) {
+        free(node);
+        return MPI_ERR_ARG;
+    }
+    built = 1;
+    vslot = malloc(((size_t)tr.nv + 1) * sizeof *vslot);
+    rc = malloc(((size_t)tr.nv + (size_t)p) * sizeof *rc);
+    sreq = malloc(((size_t)tr.nv + 2 * (size_t)p + 1) * sizeof *sreq);
+    if (!vslot || !rc || !sreq) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    /* Slots: an accumulator per owned vertex, a receive buffer per remote child. */
+    for (int v = 0; v < tr.nv; v++) {
+        vslot[v] = tr.v[v].owner == me ? nown++ : -1;
+        if (tr.v[v].owner != me) continue;
+        for (int c = 0; c < tr.v[v].nchild; c++) {
+            int it = tr.v[v].child[c], src = ac_rt_owner(&tr, it);
+            if (src != me) rc[nrc++] = (rchild_t){key_of(p, it), v, c, src};
+        }
+    }
+    qsort(rc, (size_t)nrc, sizeof *rc, cmp_rchild);
+    vbuf = ac_dt_alloc(t, span * (size_t)(nown ? nown : 1), &vbase);
+    rbuf = ac_dt_alloc(t, span * (size_t)(nrc ? nrc : 1), &rbase);
+    fin = ac_dt_alloc(t, span, &fbase);
+    rreq = malloc(((size_t)nrc + 1) * sizeof *rreq);
+    if (!vbuf || !rbuf || !fin || !rreq) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+#define VAL(base, i) ((base) + (MPI_Aint)(i) * (MPI_Aint)span * ext)
+    for (int i = 0; i < nrc; i++) {
+        AC_CHECK(PMPI_Irecv(VAL(rbuf, i), n, t, rc[i].src, tag, a->comm, &rreq[i]));
+    }
+    /* Reduce phase. My leaf first, then my vertices in build order. */
+    {
+        int lp = tr.leaf_parent[me];
+        if (lp >= 0 && tr.v[lp].owner != me)
+            AC_CHECK(PMPI_Isend(mine, n, t, tr.v[lp].owner, tag, a->comm, &sreq[nsreq++]));
+    }
+    for (int v = 0; v < tr.nv; v++) {
+        if (tr.v[v].owner != me) continue;
+        char *acc = VAL(vbuf, vslot[v]);
+        for (int c = tr.v[v].nchild - 1; c >= 0; c--) {
+            int it = tr.v[v].child[c];
+            const char *val;
+            if (ac_rt_owner(&tr, it) == me) {
+                val = it < 0 ? mine : VAL(vbuf, vslot[it]);
+            } else {
+                int i = 0;
+                while (!(rc[i].vertex == v && rc[i].pos == c)) i++;
+                AC_CHECK(PMPI_Wait(&rreq[i], MPI_STATUS_IGNORE));
+                val = VAL(rbuf, i);
+            }
+            /* acc = c_j op acc from the last child down: c_0 op (c_1 op (...)). */
+            if (c == tr.v[v].nchild - 1) AC_CHECK(ac_dt_copy(val, n, t, acc, n, t));
+            else AC_CHECK(PMPI_Reduce_local(val, acc, n, t, a->op));
+        }
+        int par = tr.v[v].parent;
+        if (par >= 0 && tr.v[par].owner != me)
+            AC_CHECK(PMPI_Isend(acc, n, t, tr.v[par].owner, tag, a->comm, &sreq[nsreq++]));
+    }
+    /* Broadcast phase. */
+    {
+        int top = ac_rt_top(&tr, me), par = ac_rt_parent(&tr, top);
+        if (par < 0) {
+            AC_CHECK(ac_dt_copy(top < 0 ? mine : VAL(vbuf, vslot[top]), n, t, fin, n, t));
+        } else {
+            AC_CHECK(PMPI_Recv(fin, n, t, tr.v[par].owner, tag, a->comm, MPI_STATUS_IGNORE));
+        }
+        /* Forward to the ranks whose highest item hangs below one of my vertices. */
+        for (int pass = 0; pass < 2; pass++) {
+            for (int y = 0; y < p; y++) {
+                if (y == me) continue;
+                int yp = ac_rt_parent(&tr, ac_rt_top(&tr, y));
+                if (yp < 0 || tr.v[yp].owner != me) continue;
+                int remote = node[y] != node[me];
+                int first = spec.order == AC_RT_ORDER_STATIC ? 1 : remote;
+                if ((pass == 0) != first) continue;
+                AC_CHECK(PMPI_Isend(fin, n, t, y, tag, a->comm, &sreq[nsreq++]));
+            }
+        }
+    }
+    AC_CHECK(PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE));
+    nsreq = 0;
+    AC_CHECK(ac_dt_copy(fin, n, t, a->rbuf, n, t));
+#undef VAL
+fn_exit:
+    if (nsreq) PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE);
+    if (built) ac_rt_free(&tr);
+    free(node);
+    free(vslot);
+    free(rc);
+    free(rreq);
+    free(sreq);
+    free(vbase);
+    free(rbase);
+    free(fbase);
+    return err;
+}
