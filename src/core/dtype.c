@@ -8,12 +8,14 @@
 
 size_t ac_dt_size(MPI_Datatype t) {
     MPI_Count s = 0;
+    if (t == MPI_DATATYPE_NULL) return 0; /* the call is then handed to MPI, which reports it */
     PMPI_Type_size_x(t, &s);
     return s > 0 ? (size_t)s : 0;
 }
 
 MPI_Aint ac_dt_extent(MPI_Datatype t) {
-    MPI_Aint lb, ext;
+    MPI_Aint lb = 0, ext = 0;
+    if (t == MPI_DATATYPE_NULL) return 0;
     PMPI_Type_get_extent(t, &lb, &ext);
     return ext;
 }
