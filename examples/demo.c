@@ -46,14 +46,16 @@ int main(int argc, char **argv) {
     size_t big = (size_t)n * p * sizeof(int);
     int *s = malloc(big), *r = malloc(big), *ref = malloc(big), *rc = malloc(p * sizeof(int)),
         *dis = malloc(p * sizeof(int));
-    for (size_t i = 0; i < (size_t)n * p; i++) s[i] = (int)(i * 31 + me * 7);
-    for (int i = 0; i < p; i++) rc[i] = n, dis[i] = i * n;
+    for (size_t i = 0; i < (size_t)n * p; i++)
+        s[i] = (int)(i * 31 + me * 7);
+    for (int i = 0; i < p; i++)
+        rc[i] = n, dis[i] = i * n;
     size_t one = (size_t)n * sizeof(int);
     MPI_Comm c = MPI_COMM_WORLD;
     if (me == 0)
         printf("p=%d, %d ints per block, %d iterations; time in microseconds (max over ranks)\n"
-               "%-22s %12s %12s %8s\n", p, n, iters, "collective", "MPI_ (us)", "PMPI_ (us)",
-               "ratio");
+               "%-22s %12s %12s %8s\n",
+               p, n, iters, "collective", "MPI_ (us)", "PMPI_ (us)", "ratio");
     TIME("MPI_Allgather", MPI_Allgather(s, n, MPI_INT, r, n, MPI_INT, c),
          PMPI_Allgather(s, n, MPI_INT, r, n, MPI_INT, c), r, big);
     TIME("MPI_Allgatherv", MPI_Allgatherv(s, n, MPI_INT, r, rc, dis, MPI_INT, c),

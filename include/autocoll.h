@@ -42,13 +42,13 @@ typedef enum {
 
 /* Restriction flags of an algorithm: a call that violates one never enters it. */
 enum {
-    AUTOCOLL_R_POF2 = 1 << 0,        /* communicator size is a power of two */
-    AUTOCOLL_R_EVEN_P = 1 << 1,      /* communicator size is even */
-    AUTOCOLL_R_COMMUTATIVE = 1 << 2, /* the reduction operation is commutative */
-    AUTOCOLL_R_NO_INPLACE = 1 << 3,  /* MPI_IN_PLACE not supported (non-rooted collectives) */
-    AUTOCOLL_R_MULTINODE = 1 << 4,   /* ranks span more than one node */
-    AUTOCOLL_R_UNIFORM_PPN = 1 << 5, /* every node holds the same number of ranks */
-    AUTOCOLL_R_P2 = 1 << 6,          /* exactly two processes */
+    AUTOCOLL_R_POF2 = 1 << 0,          /* communicator size is a power of two */
+    AUTOCOLL_R_EVEN_P = 1 << 1,        /* communicator size is even */
+    AUTOCOLL_R_COMMUTATIVE = 1 << 2,   /* the reduction operation is commutative */
+    AUTOCOLL_R_NO_INPLACE = 1 << 3,    /* MPI_IN_PLACE not supported (non-rooted collectives) */
+    AUTOCOLL_R_MULTINODE = 1 << 4,     /* ranks span more than one node */
+    AUTOCOLL_R_UNIFORM_PPN = 1 << 5,   /* every node holds the same number of ranks */
+    AUTOCOLL_R_P2 = 1 << 6,            /* exactly two processes */
     AUTOCOLL_R_TOPOLOGY_FILE = 1 << 7, /* needs a switch-tree topology file */
     AUTOCOLL_R_NATIVE = 1 << 8         /* the MPI library's own collective (always applicable) */
 };
@@ -89,16 +89,15 @@ int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len);
 int autocoll_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm);
 int autocoll_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                        const int rcounts[], const int displs[], MPI_Datatype rtype,
-                        MPI_Comm comm);
+                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm);
 int autocoll_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm);
 int autocoll_alltoallv(const void *sbuf, const int scounts[], const int sdispls[],
                        MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
                        MPI_Datatype rtype, MPI_Comm comm);
 int autocoll_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
-int autocoll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                    int root, MPI_Comm comm);
+int autocoll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                    MPI_Comm comm);
 int autocoll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
                        MPI_Comm comm);
 int autocoll_reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,

@@ -15,8 +15,8 @@ int ac_allgather_native(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
 }
 int ac_allgatherv_native(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     UNUSED;
-    return PMPI_Allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls,
-                           a->rtype, a->ucomm);
+    return PMPI_Allgatherv(a->sbuf, a->scount, a->stype, a->rbuf, a->rcounts, a->rdispls, a->rtype,
+                           a->ucomm);
 }
 int ac_alltoall_native(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     UNUSED;

@@ -17,25 +17,35 @@
 
 /* ---------------------------------------------------------------- registry types */
 
-enum { AC_MAX_PARAMS = 4, AC_MAX_CANDIDATES = 16, AC_NAME_LEN = 48, AC_MAX_ALGS = 128 };
+enum {
+    AC_MAX_PARAMS = 4,
+    AC_MAX_CANDIDATES = 16,
+    AC_NAME_LEN = 48,
+    AC_MAX_ALGS = 128,
+    AC_STR_LEN = 160
+};
 
-typedef enum { AC_PT_INT = 0, AC_PT_ALG } ac_ptype_t;
+/* Parameter types: an integer in a range, the name of another collective's algorithm (the part
+ * of a composite), or a free string (e.g. a reduction-tree specification; candidates are named
+ * presets, any other value can be forced, quoted when it holds , : = ; or spaces). */
+typedef enum { AC_PT_INT = 0, AC_PT_ALG, AC_PT_STR } ac_ptype_t;
 
 struct ac_alg;
 
 typedef struct {
     char name[AC_NAME_LEN];
     ac_ptype_t type;
-    long min, max;          /* AC_PT_INT: accepted range */
-    int ref_coll;           /* AC_PT_ALG: which collective the value names an algorithm of */
-    int ncand;              /* candidate values (the first is the default) */
-    long cand[AC_MAX_CANDIDATES];          /* AC_PT_INT */
-    char cand_alg[AC_MAX_CANDIDATES][AC_NAME_LEN]; /* AC_PT_ALG */
+    long min, max;                /* AC_PT_INT: accepted range */
+    int ref_coll;                 /* AC_PT_ALG: which collective the value names an algorithm of */
+    int ncand;                    /* candidate values (the first is the default) */
+    long cand[AC_MAX_CANDIDATES]; /* AC_PT_INT */
+    char cand_alg[AC_MAX_CANDIDATES][AC_NAME_LEN]; /* AC_PT_ALG and AC_PT_STR */
 } ac_param_t;
 
-typedef union {
-    long i;                    /* AC_PT_INT */
-    const struct ac_alg *alg;  /* AC_PT_ALG */
+typedef struct {
+    long i;                   /* AC_PT_INT */
+    const struct ac_alg *alg; /* AC_PT_ALG */
+    char s[AC_STR_LEN];       /* AC_PT_STR */
 } ac_pval_t;
 
 /* One algorithm instance: registry entry plus one value per parameter. */
@@ -88,7 +98,12 @@ typedef struct ac_args {
 
 /* ---------------------------------------------------------------- per-communicator context */
 
-typedef enum { AC_PLACE_SINGLE = 0, AC_PLACE_SEQUENTIAL, AC_PLACE_CYCLIC, AC_PLACE_OTHER } ac_place_t;
+typedef enum {
+    AC_PLACE_SINGLE = 0,
+    AC_PLACE_SEQUENTIAL,
+    AC_PLACE_CYCLIC,
+    AC_PLACE_OTHER
+} ac_place_t;
 
 typedef struct ac_ctx {
     MPI_Comm comm; /* private duplicate of the user's communicator */
@@ -102,8 +117,8 @@ typedef struct ac_ctx {
     int nnodes, node_id;
     int ppn_uniform; /* 1 when every node holds node_size ranks */
     ac_place_t placement;
-    int *node_of;    /* node index of every rank of comm */
-    int *leader_of;  /* comm rank of the leader of every node */
+    int *node_of;   /* node index of every rank of comm */
+    int *leader_of; /* comm rank of the leader of every node */
 
     /* Scratch memory reused across calls (grown on demand, freed with the context). */
     void *scratch;
@@ -118,9 +133,14 @@ typedef struct ac_ctx {
 /* settings.c */
 typedef enum { AC_ONERR_NATIVE = 0, AC_ONERR_ERROR } ac_onerr_t;
 typedef struct {
-    int verbose;        /* AUTOCOLL_VERBOSE: 0 quiet, 1 decisions + summary, 2 every call */
+    int verbose;         /* AUTOCOLL_VERBOSE: 0 quiet, 1 decisions + summary, 2 every call */
     ac_onerr_t on_error; /* AUTOCOLL_ON_ERROR */
-    int disable;        /* AUTOCOLL_DISABLE: pass every call to the MPI library */
+    int disable;         /* AUTOCOLL_DISABLE: pass every call to the MPI library */
+    /* AUTOCOLL_NODE_LAYOUT: how ranks are grouped into nodes. AC_LAYOUT_AUTO asks MPI
+     * (shared-memory domains); BLOCK groups node_param consecutive ranks, CYCLIC deals the ranks
+     * over node_param nodes (to emulate a hierarchy, e.g. sockets, or to test on one machine). */
+    enum { AC_LAYOUT_AUTO = 0, AC_LAYOUT_BLOCK, AC_LAYOUT_CYCLIC } node_layout;
+    int node_param;
     char forced[AUTOCOLL_NCOLL][256]; /* AUTOCOLL_<COLL> as given */
 } ac_settings_t;
 
@@ -137,6 +157,7 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
 void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
 long ac_param_int(const ac_inst_t *in, const char *name); /* aborts-free: -1 when missing */
 const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name);
+const char *ac_param_str(const ac_inst_t *in, const char *name); /* NULL when missing */
 
 /* registry.c */
 void ac_registry_init(void); /* idempotent; parses every param spec */
@@ -152,7 +173,7 @@ void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
 
 /* state.c: process-wide state */
 typedef struct {
-    int initialized;  /* MPI_Init seen (or lazily set up) */
+    int initialized; /* MPI_Init seen (or lazily set up) */
     int finalized;
     int thread_level;
     ac_settings_t set;
@@ -182,7 +203,7 @@ int ac_ctx_keyval(void);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
 
 /* args.c */
-void ac_args_finish(ac_args_t *a); /* computes bytes, inplace, commutative */
+void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
 
 /* select.c */
@@ -218,6 +239,8 @@ int ac_dt_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int d
 
 /* Tags on the private communicator: one per collective. */
 #define AC_TAG(coll) (7000 + (coll))
+/* Synchronisation tokens (light barriers) of a collective: separate from its data messages. */
+#define AC_TAG_SYNC(coll) (7500 + (coll))
 
 /* Return on MPI error in algorithm code: `AC_CHECK(PMPI_Send(...));` jumps to fn_exit. */
 #define AC_CHECK(call)                                                                             \

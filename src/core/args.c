@@ -17,7 +17,8 @@
 static size_t sum_counts(const int *c, int n) {
     size_t s = 0;
     if (!c) return 0;
-    for (int i = 0; i < n; i++) s += c[i] > 0 ? (size_t)c[i] : 0;
+    for (int i = 0; i < n; i++)
+        s += c[i] > 0 ? (size_t)c[i] : 0;
     return s;
 }
 
@@ -66,6 +67,7 @@ void ac_args_finish(ac_args_t *a) {
 size_t ac_size_class(size_t bytes) {
     size_t c = 1;
     if (bytes == 0) return 0;
-    while (c <= bytes / 2) c *= 2;
+    while (c <= bytes / 2)
+        c *= 2;
     return c;
 }

@@ -39,7 +39,9 @@ int ac_ctx_init_keyval(void) {
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_fn, &keyval, NULL);
 }
 
-int ac_ctx_keyval(void) { return keyval; }
+int ac_ctx_keyval(void) {
+    return keyval;
+}
 
 void ac_ctx_free_all(void) {
     /* Contexts of communicators the user never freed are released by MPI_Finalize itself; the
@@ -61,8 +63,13 @@ static int layout(ac_ctx_t *ctx) {
     int err, p = ctx->size, me = ctx->rank, leader;
     /* SMPI counts the actors on a host, not the ranks that have arrived: synchronise first. */
     AC_CHECK(PMPI_Barrier(ctx->comm));
-    AC_CHECK(PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                  &ctx->node_comm));
+    if (ac_g.set.node_layout == AC_LAYOUT_BLOCK)
+        AC_CHECK(PMPI_Comm_split(ctx->comm, me / ac_g.set.node_param, me, &ctx->node_comm));
+    else if (ac_g.set.node_layout == AC_LAYOUT_CYCLIC)
+        AC_CHECK(PMPI_Comm_split(ctx->comm, me % ac_g.set.node_param, me, &ctx->node_comm));
+    else
+        AC_CHECK(PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                      &ctx->node_comm));
     PMPI_Comm_rank(ctx->node_comm, &ctx->node_rank);
     PMPI_Comm_size(ctx->node_comm, &ctx->node_size);
     leader = me;
@@ -98,11 +105,11 @@ static int layout(ac_ctx_t *ctx) {
         if (count[n] != count[0]) ctx->ppn_uniform = 0;
     free(count);
     ctx->placement = ctx->nnodes == 1 ? AC_PLACE_SINGLE
-                     : sequential      ? AC_PLACE_SEQUENTIAL
-                     : cyclic          ? AC_PLACE_CYCLIC
-                                       : AC_PLACE_OTHER;
-    AC_CHECK(PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, me,
-                             &ctx->leader_comm));
+                     : sequential     ? AC_PLACE_SEQUENTIAL
+                     : cyclic         ? AC_PLACE_CYCLIC
+                                      : AC_PLACE_OTHER;
+    AC_CHECK(
+        PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, me, &ctx->leader_comm));
 fn_exit:
     return err;
 }

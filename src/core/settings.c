@@ -46,10 +46,12 @@ static void add_err(char *err, size_t errlen, const char *fmt, const char *a, co
 /* Strict integer: optional spaces, digits, optional spaces; nothing else. */
 static int parse_int(const char *v, long lo, long hi, long *out) {
     char *end;
-    while (isspace((unsigned char)*v)) v++;
+    while (isspace((unsigned char)*v))
+        v++;
     if (!*v) return -1;
     long x = strtol(v, &end, 10);
-    while (isspace((unsigned char)*end)) end++;
+    while (isspace((unsigned char)*end))
+        end++;
     if (*end || x < lo || x > hi) return -1;
     *out = x;
     return 0;
@@ -104,6 +106,19 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
                 add_err(err, errlen,
                         "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native%s\n",
                         val, "");
+        } else if (!strcmp(key, "NODE_LAYOUT")) {
+            int kind = !strncmp(val, "block:", 6)    ? AC_LAYOUT_BLOCK
+                       : !strncmp(val, "cyclic:", 7) ? AC_LAYOUT_CYCLIC
+                                                     : AC_LAYOUT_AUTO;
+            if (kind != AC_LAYOUT_AUTO && !parse_int(strchr(val, ':') + 1, 1, 1 << 30, &x)) {
+                s->node_layout = kind;
+                s->node_param = (int)x;
+            } else if (strcmp(val, "auto") != 0) {
+                add_err(err, errlen,
+                        "AUTOCOLL_NODE_LAYOUT='%s': expected auto, block:N or cyclic:N; using "
+                        "auto%s\n",
+                        val, "");
+            }
         } else if (!strcmp(key, "DISABLE")) {
             if (parse_bool(val, &b))
                 add_err(err, errlen, "AUTOCOLL_DISABLE='%s': expected 0 or 1; using 0%s\n", val,

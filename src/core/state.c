@@ -14,8 +14,12 @@
 
 ac_state_t ac_g;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
-void ac_lock(void) { pthread_mutex_lock(&mtx); }
-void ac_unlock(void) { pthread_mutex_unlock(&mtx); }
+void ac_lock(void) {
+    pthread_mutex_lock(&mtx);
+}
+void ac_unlock(void) {
+    pthread_mutex_unlock(&mtx);
+}
 
 /* Resolve the AUTOCOLL_<COLL> settings into instances; called with the lock held. */
 static void resolve_forced(void) {
@@ -35,8 +39,9 @@ static void resolve_forced(void) {
             var[k] = '\0';
             if (ac_g.world_rank == 0)
                 ac_log("AUTOCOLL_%s: %s; %s", var, err,
-                       ac_g.set.on_error == AC_ONERR_ERROR ? "calls will fail (AUTOCOLL_ON_ERROR=error)"
-                                                           : "the MPI library's algorithm is used");
+                       ac_g.set.on_error == AC_ONERR_ERROR
+                           ? "calls will fail (AUTOCOLL_ON_ERROR=error)"
+                           : "the MPI library's algorithm is used");
         }
     }
 }
@@ -54,8 +59,10 @@ void ac_state_setup(int collective) {
         char *shared = malloc(len > 0 ? (size_t)len : 1);
         if (shared) {
             if (ac_g.world_rank == 0 && len > 0) memcpy(shared, block, (size_t)len);
-            if (len > 0) PMPI_Bcast(shared, len, MPI_CHAR, 0, MPI_COMM_WORLD);
-            else shared[0] = '\0';
+            if (len > 0)
+                PMPI_Bcast(shared, len, MPI_CHAR, 0, MPI_COMM_WORLD);
+            else
+                shared[0] = '\0';
             free(block);
             block = shared;
         }
@@ -64,7 +71,8 @@ void ac_state_setup(int collective) {
     ac_settings_parse(&ac_g.set, block, err, sizeof err);
     free(block);
     if (err[0] && ac_g.world_rank == 0) {
-        for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n")) ac_log("%s", line);
+        for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
+            ac_log("%s", line);
     }
     ac_lock();
     resolve_forced();

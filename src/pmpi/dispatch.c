@@ -40,7 +40,9 @@ int ac_passthrough(MPI_Comm comm) {
     return 0;
 }
 
-static int bad_type(MPI_Datatype t) { return t == MPI_DATATYPE_NULL; }
+static int bad_type(MPI_Datatype t) {
+    return t == MPI_DATATYPE_NULL;
+}
 
 static int counts_bad(const int *c, int n) {
     if (!c) return 1;
@@ -129,16 +131,16 @@ int ac_dispatch(ac_args_t *a) {
         snprintf(key, sizeof key, "dec %ld %d %zu %s", ctx->id, a->coll, a->bytes_local ? 0 : cls,
                  name);
         if (ac_g.set.verbose >= 2)
-            ac_log("comm %ld (p=%d, nodes=%d) %s %zu B -> %s (%s)", ctx->id, ctx->size,
-                   ctx->nnodes, ac_coll_name(a->coll), a->bytes, name, source_name(src));
+            ac_log("comm %ld (p=%d, nodes=%d) %s %zu B -> %s (%s)", ctx->id, ctx->size, ctx->nnodes,
+                   ac_coll_name(a->coll), a->bytes, name, source_name(src));
         else if (a->bytes_local)
             ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s (sizes differ per rank) -> %s (%s)",
                         ctx->id, ctx->size, ctx->nnodes, ac_coll_name(a->coll), name,
                         source_name(src));
         else
             ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s [%zu, %zu) B -> %s (%s)", ctx->id,
-                        ctx->size, ctx->nnodes, ac_coll_name(a->coll), cls, cls ? 2 * cls : 1,
-                        name, source_name(src));
+                        ctx->size, ctx->nnodes, ac_coll_name(a->coll), cls, cls ? 2 * cls : 1, name,
+                        source_name(src));
     }
     double t0 = PMPI_Wtime();
     err = in.alg->fn(a, &in, ctx);

@@ -10,8 +10,16 @@
 static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                      MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
-    ac_args_t a = {.coll = AUTOCOLL_ALLGATHER, .sbuf = sb, .scount = sc, .stype = st, .rbuf = rb,
-                   .rcount = rc, .rtype = rt, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_ALLGATHER,
+                   .sbuf = sb,
+                   .scount = sc,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcount = rc,
+                   .rtype = rt,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
@@ -26,8 +34,16 @@ AC_EXPORT int autocoll_allgather(const void *sb, int sc, MPI_Datatype st, void *
 static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
                       const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Allgatherv(sb, sc, st, rb, rcs, dis, rt, comm);
-    ac_args_t a = {.coll = AUTOCOLL_ALLGATHERV, .sbuf = sb, .scount = sc, .stype = st, .rbuf = rb,
-                   .rcounts = rcs, .rdispls = dis, .rtype = rt, .op = MPI_OP_NULL, .ucomm = comm,
+    ac_args_t a = {.coll = AUTOCOLL_ALLGATHERV,
+                   .sbuf = sb,
+                   .scount = sc,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcounts = rcs,
+                   .rdispls = dis,
+                   .rtype = rt,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
                    .site = site};
     return ac_dispatch(&a);
 }
@@ -44,8 +60,16 @@ AC_EXPORT int autocoll_allgatherv(const void *sb, int sc, MPI_Datatype st, void 
 static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                     MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
-    ac_args_t a = {.coll = AUTOCOLL_ALLTOALL, .sbuf = sb, .scount = sc, .stype = st, .rbuf = rb,
-                   .rcount = rc, .rtype = rt, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_ALLTOALL,
+                   .sbuf = sb,
+                   .scount = sc,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcount = rc,
+                   .rtype = rt,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
@@ -60,9 +84,18 @@ AC_EXPORT int autocoll_alltoall(const void *sb, int sc, MPI_Datatype st, void *r
 static int alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
                      const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
-    ac_args_t a = {.coll = AUTOCOLL_ALLTOALLV, .sbuf = sb, .scounts = scs, .sdispls = sds,
-                   .stype = st, .rbuf = rb, .rcounts = rcs, .rdispls = rds, .rtype = rt,
-                   .op = MPI_OP_NULL, .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_ALLTOALLV,
+                   .sbuf = sb,
+                   .scounts = scs,
+                   .sdispls = sds,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcounts = rcs,
+                   .rdispls = rds,
+                   .rtype = rt,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
@@ -70,16 +103,23 @@ AC_EXPORT int MPI_Alltoallv(const void *sb, const int scs[], const int sds[], MP
                             MPI_Comm comm) {
     return alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
 }
-AC_EXPORT int autocoll_alltoallv(const void *sb, const int scs[], const int sds[],
-                                 MPI_Datatype st, void *rb, const int rcs[], const int rds[],
-                                 MPI_Datatype rt, MPI_Comm comm) {
+AC_EXPORT int autocoll_alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
+                                 void *rb, const int rcs[], const int rds[], MPI_Datatype rt,
+                                 MPI_Comm comm) {
     return alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
 }
 
 static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Bcast(buf, count, t, root, comm);
-    ac_args_t a = {.coll = AUTOCOLL_BCAST, .rbuf = buf, .rcount = count, .rtype = t,
-                   .scount = count, .stype = t, .root = root, .op = MPI_OP_NULL, .ucomm = comm,
+    ac_args_t a = {.coll = AUTOCOLL_BCAST,
+                   .rbuf = buf,
+                   .rcount = count,
+                   .rtype = t,
+                   .scount = count,
+                   .stype = t,
+                   .root = root,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
                    .site = site};
     return ac_dispatch(&a);
 }
@@ -93,9 +133,17 @@ AC_EXPORT int autocoll_bcast(void *buf, int count, MPI_Datatype t, int root, MPI
 static int reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
                   MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce(sb, rb, count, t, op, root, comm);
-    ac_args_t a = {.coll = AUTOCOLL_REDUCE, .sbuf = sb, .rbuf = rb, .scount = count,
-                   .rcount = count, .stype = t, .rtype = t, .op = op, .root = root,
-                   .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_REDUCE,
+                   .sbuf = sb,
+                   .rbuf = rb,
+                   .scount = count,
+                   .rcount = count,
+                   .stype = t,
+                   .rtype = t,
+                   .op = op,
+                   .root = root,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
@@ -107,11 +155,18 @@ AC_EXPORT int autocoll_reduce(const void *sb, void *rb, int count, MPI_Datatype 
     return reduce(sb, rb, count, t, op, root, comm, SITE);
 }
 
-static int allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
-                     MPI_Comm comm, void *site) {
+static int allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                     void *site) {
     if (ac_passthrough(comm)) return PMPI_Allreduce(sb, rb, count, t, op, comm);
-    ac_args_t a = {.coll = AUTOCOLL_ALLREDUCE, .sbuf = sb, .rbuf = rb, .scount = count,
-                   .rcount = count, .stype = t, .rtype = t, .op = op, .ucomm = comm,
+    ac_args_t a = {.coll = AUTOCOLL_ALLREDUCE,
+                   .sbuf = sb,
+                   .rbuf = rb,
+                   .scount = count,
+                   .rcount = count,
+                   .stype = t,
+                   .rtype = t,
+                   .op = op,
+                   .ucomm = comm,
                    .site = site};
     return ac_dispatch(&a);
 }
@@ -127,8 +182,15 @@ AC_EXPORT int autocoll_allreduce(const void *sb, void *rb, int count, MPI_Dataty
 static int reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
                           MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
-    ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER, .sbuf = sb, .rbuf = rb, .rcounts = rcs,
-                   .stype = t, .rtype = t, .op = op, .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER,
+                   .sbuf = sb,
+                   .rbuf = rb,
+                   .rcounts = rcs,
+                   .stype = t,
+                   .rtype = t,
+                   .op = op,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype t,
@@ -143,12 +205,20 @@ AC_EXPORT int autocoll_reduce_scatter(const void *sb, void *rb, const int rcs[],
 static int reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
                                 MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm);
-    ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER_BLOCK, .sbuf = sb, .rbuf = rb, .rcount = rc,
-                   .scount = rc, .stype = t, .rtype = t, .op = op, .ucomm = comm, .site = site};
+    ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER_BLOCK,
+                   .sbuf = sb,
+                   .rbuf = rb,
+                   .rcount = rc,
+                   .scount = rc,
+                   .stype = t,
+                   .rtype = t,
+                   .op = op,
+                   .ucomm = comm,
+                   .site = site};
     return ac_dispatch(&a);
 }
-AC_EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t,
-                                       MPI_Op op, MPI_Comm comm) {
+AC_EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
+                                       MPI_Comm comm) {
     return reduce_scatter_block(sb, rb, rc, t, op, comm, SITE);
 }
 AC_EXPORT int autocoll_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t,
@@ -159,13 +229,21 @@ AC_EXPORT int autocoll_reduce_scatter_block(const void *sb, void *rb, int rc, MP
 static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                   int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
-    ac_args_t a = {.coll = AUTOCOLL_GATHER, .sbuf = sb, .scount = sc, .stype = st, .rbuf = rb,
-                   .rcount = rc, .rtype = rt, .root = root, .op = MPI_OP_NULL, .ucomm = comm,
+    ac_args_t a = {.coll = AUTOCOLL_GATHER,
+                   .sbuf = sb,
+                   .scount = sc,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcount = rc,
+                   .rtype = rt,
+                   .root = root,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
                    .site = site};
     return ac_dispatch(&a);
 }
-AC_EXPORT int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
-                         MPI_Datatype rt, int root, MPI_Comm comm) {
+AC_EXPORT int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                         int root, MPI_Comm comm) {
     return gather(sb, sc, st, rb, rc, rt, root, comm, SITE);
 }
 AC_EXPORT int autocoll_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
@@ -176,8 +254,16 @@ AC_EXPORT int autocoll_gather(const void *sb, int sc, MPI_Datatype st, void *rb,
 static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                    int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
-    ac_args_t a = {.coll = AUTOCOLL_SCATTER, .sbuf = sb, .scount = sc, .stype = st, .rbuf = rb,
-                   .rcount = rc, .rtype = rt, .root = root, .op = MPI_OP_NULL, .ucomm = comm,
+    ac_args_t a = {.coll = AUTOCOLL_SCATTER,
+                   .sbuf = sb,
+                   .scount = sc,
+                   .stype = st,
+                   .rbuf = rb,
+                   .rcount = rc,
+                   .rtype = rt,
+                   .root = root,
+                   .op = MPI_OP_NULL,
+                   .ucomm = comm,
                    .site = site};
     return ac_dispatch(&a);
 }
@@ -195,8 +281,12 @@ static int barrier(MPI_Comm comm, void *site) {
     ac_args_t a = {.coll = AUTOCOLL_BARRIER, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
     return ac_dispatch(&a);
 }
-AC_EXPORT int MPI_Barrier(MPI_Comm comm) { return barrier(comm, SITE); }
-AC_EXPORT int autocoll_barrier(MPI_Comm comm) { return barrier(comm, SITE); }
+AC_EXPORT int MPI_Barrier(MPI_Comm comm) {
+    return barrier(comm, SITE);
+}
+AC_EXPORT int autocoll_barrier(MPI_Comm comm) {
+    return barrier(comm, SITE);
+}
 
 /* ---------------------------------------------------------------- life cycle */
 

@@ -4,7 +4,8 @@
 int ac_a2a_bruck_slots(int p, int k, int s, int j, int *out) {
     long long D = 1;
     int n = 0;
-    for (int e = 0; e < s; e++) D *= (k + 1);
+    for (int e = 0; e < s; e++)
+        D *= (k + 1);
     for (int t = 1; t < p; t++)
         if ((int)((t / D) % (k + 1)) == j) out[n++] = t;
     return n;

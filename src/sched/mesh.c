@@ -3,12 +3,14 @@
 
 static int isqrt_floor(int p) {
     long long x = 0;
-    while ((x + 1) * (x + 1) <= p) x++;
+    while ((x + 1) * (x + 1) <= p)
+        x++;
     return (int)x;
 }
 static int icbrt_floor(int p) {
     long long x = 0;
-    while ((x + 1) * (x + 1) * (x + 1) <= p) x++;
+    while ((x + 1) * (x + 1) * (x + 1) <= p)
+        x++;
     return (int)x;
 }
 static int largest_divisor_le(int p, int lim) {
@@ -38,7 +40,8 @@ void ac_mesh_coords(int r, int nd, const int *dims, int *c) {
 
 int ac_mesh_rank(int nd, const int *dims, const int *c) {
     int r = 0;
-    for (int d = nd - 1; d >= 0; d--) r = r * dims[d] + c[d];
+    for (int d = nd - 1; d >= 0; d--)
+        r = r * dims[d] + c[d];
     return r;
 }
 
@@ -52,11 +55,14 @@ int ac_mesh_peer(int r, int nd, const int *dims, int d, int j) {
 int ac_mesh_held(int r, int nd, const int *dims, int d, int *out) {
     int c[3] = {0, 0, 0}, lo = 1, n = 0;
     ac_mesh_coords(r, nd, dims, c);
-    for (int e = 0; e < d; e++) lo *= dims[e];
+    for (int e = 0; e < d; e++)
+        lo *= dims[e];
     /* ranks whose coordinates d..nd-1 equal r's: base + t, t < lo (dims below d vary) */
     int hi[3] = {0, 0, 0};
-    for (int e = d; e < nd; e++) hi[e] = c[e];
+    for (int e = d; e < nd; e++)
+        hi[e] = c[e];
     int base = ac_mesh_rank(nd, dims, hi);
-    for (int t = 0; t < lo; t++) out[n++] = base + t;
+    for (int t = 0; t < lo; t++)
+        out[n++] = base + t;
     return n;
 }

@@ -1,14 +1,24 @@
 /* Neighbour exchange schedule, even p (Chen et al. 2005; spec/sparbit.md 3.2). */
 #include "sched.h"
 
-int ac_nbx_nsteps(int p) { return p / 2; }
+int ac_nbx_nsteps(int p) {
+    return p / 2;
+}
 
-static int sigma(int r) { return (r & 1) ? -1 : 1; }
-static int alt(int s) { return (s & 1) ? -1 : 1; }
+static int sigma(int r) {
+    return (r & 1) ? -1 : 1;
+}
+static int alt(int s) {
+    return (s & 1) ? -1 : 1;
+}
 
-int ac_nbx_peer(int r, int p, int s) { return ac_mod((long long)r + sigma(r) * alt(s), p); }
+int ac_nbx_peer(int r, int p, int s) {
+    return ac_mod((long long)r + sigma(r) * alt(s), p);
+}
 
-int ac_nbx_nblocks(int s) { return s == 0 ? 1 : 2; }
+int ac_nbx_nblocks(int s) {
+    return s == 0 ? 1 : 2;
+}
 
 int ac_nbx_recv_start(int r, int p, int s) {
     if (s == 0) return ac_nbx_peer(r, p, 0);

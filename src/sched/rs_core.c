@@ -6,17 +6,19 @@
 #include <stdlib.h>
 #include "rs_core.h"
 
-#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i) * ac_dt_extent(t))
+#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i)*ac_dt_extent(t))
 
 void ac_rs_split(size_t count, int g, size_t *off) {
     size_t q = count / (size_t)g, r = count % (size_t)g;
     off[0] = 0;
-    for (int b = 0; b < g; b++) off[b + 1] = off[b] + q + ((size_t)b < r ? 1 : 0);
+    for (int b = 0; b < g; b++)
+        off[b + 1] = off[b] + q + ((size_t)b < r ? 1 : 0);
 }
 
 int ac_rs_pow_floor(int p, int k) {
     int g = 1;
-    while ((long)g * k <= p) g *= k;
+    while ((long)g * k <= p)
+        g *= k;
     return g;
 }
 
@@ -70,9 +72,11 @@ fn_exit:
 static int masks(int g, int ascending, int *m) {
     int n = 0;
     if (ascending)
-        for (int d = 1; d < g; d <<= 1) m[n++] = d;
+        for (int d = 1; d < g; d <<= 1)
+            m[n++] = d;
     else
-        for (int d = g >> 1; d >= 1; d >>= 1) m[n++] = d;
+        for (int d = g >> 1; d >= 1; d >>= 1)
+            m[n++] = d;
     return n;
 }
 
@@ -80,8 +84,10 @@ int ac_rs_owner_block(int g, int j, int ascending) {
     int m[32], n = masks(g, ascending, m), lo = 0, hi = g;
     for (int s = 0; s < n; s++) {
         int mid = (lo + hi) / 2;
-        if (j & m[s]) lo = mid;
-        else hi = mid;
+        if (j & m[s])
+            lo = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -223,12 +229,13 @@ int ac_rs_allreduce_knomial(const ac_args_t *a, int k) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    for (int j = 0; j < g; j++) map[j] = ac_fold_leader_of(&f, j);
+    for (int j = 0; j < g; j++)
+        map[j] = ac_fold_leader_of(&f, j);
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a->coll)));
     if (f.active)
-        AC_CHECK(ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm,
-                               AC_TAG(a->coll)));
+        AC_CHECK(
+            ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a->coll)));
     AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a->coll)));
 fn_exit:
     free(tbase);

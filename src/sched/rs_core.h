@@ -44,8 +44,7 @@ static inline int ac_fold_leader_of(const ac_fold_t *f, int j) {
 int ac_fold_reduce(const ac_fold_t *f, const void *mine, char *acc, char *tmp, int count,
                    MPI_Datatype t, MPI_Op op, MPI_Comm comm, int tag);
 /* The leader sends buf (count elements) to the other ranks of its group, which receive it. */
-int ac_fold_bcast(const ac_fold_t *f, char *buf, int count, MPI_Datatype t, MPI_Comm comm,
-                  int tag);
+int ac_fold_bcast(const ac_fold_t *f, char *buf, int count, MPI_Datatype t, MPI_Comm comm, int tag);
 
 /* Recursive halving over the g = 2^m participants (map[j] = comm rank of participant j, me =
  * my participant index). blk has g + 1 element offsets into buf (participant blocks are
@@ -81,7 +80,9 @@ int ac_rs_knomial(int g, int k, int me, const int *map, char *buf, char *tmp, in
                   MPI_Datatype t, MPI_Op op, MPI_Comm comm, int tag);
 
 /* The input vector of a reduction: rbuf when in place. */
-static inline const void *ac_rs_input(const ac_args_t *a) { return a->inplace ? a->rbuf : a->sbuf; }
+static inline const void *ac_rs_input(const ac_args_t *a) {
+    return a->inplace ? a->rbuf : a->sbuf;
+}
 
 /* Allreduce of a (count a->rcount of a->rtype, result in a->rbuf, in place or not) by the fold
  * onto the largest power of k not above p, recursive multiplying among the participants and the

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include "rs_core.h"
 
-#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i) * ac_dt_extent(t))
+#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i)*ac_dt_extent(t))
 
 /* Element offsets of the p blocks: off[r] = counts[0] + ... + counts[r-1]. */
 static size_t *offsets(const int *counts, int p) {
     size_t *off = malloc(((size_t)p + 1) * sizeof *off);
     if (!off) return NULL;
     off[0] = 0;
-    for (int r = 0; r < p; r++) off[r + 1] = off[r] + (size_t)counts[r];
+    for (int r = 0; r < p; r++)
+        off[r + 1] = off[r] + (size_t)counts[r];
     return off;
 }
 
@@ -48,8 +49,8 @@ int ac_rs_rsc_halving(const ac_args_t *a, const int *counts, int ascending) {
     AC_CHECK(ac_dt_copy(ac_rs_input(a), (int)total, t, buf, (int)total, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, (int)total, t, a->op, a->comm, tag));
     if (f.active) {
-        AC_CHECK(ac_rs_halving(g, f.group, map, ascending, blk, buf, tmp, t, a->op, a->comm, tag,
-                               &own));
+        AC_CHECK(
+            ac_rs_halving(g, f.group, map, ascending, blk, buf, tmp, t, a->op, a->comm, tag, &own));
         /* I hold the reduced blocks of group `own`: hand each of its ranks its block. */
         int first = ac_fold_first(&f, own), sz = ac_fold_size(&f, own);
         for (int m = first; m < first + sz; m++) {

@@ -17,9 +17,9 @@
 static const struct {
     const char *name, *spec;
 } presets[] = {
-    {"flat", "host=flat;cluster=flat"},          /* nary8W / nary4W / Blade flat */
-    {"binary", "host=2*;cluster=2*"},           /* binary at every level */
-    {"quad", "host=4*;cluster=4*"},             /* quad at every level */
+    {"flat", "host=flat;cluster=flat"},                    /* nary8W / nary4W / Blade flat */
+    {"binary", "host=2*;cluster=2*"},                      /* binary at every level */
+    {"quad", "host=4*;cluster=4*"},                        /* quad at every level */
     {"split-root", "host=2*;cluster=2*;split=1024:shift"}, /* root work over several hosts */
     {"quad8W", "host=4,2;cluster=flat"},
     {"binaryquad8W", "host=2,2,2;cluster=flat"},
@@ -35,9 +35,15 @@ static const struct {
     {"NOW-binary", "host=flat;cluster=2,2,2,2,2;split=14:own"},
 };
 
-int ac_rt_npresets(void) { return (int)(sizeof presets / sizeof presets[0]); }
-const char *ac_rt_preset_name(int i) { return i >= 0 && i < ac_rt_npresets() ? presets[i].name : NULL; }
-const char *ac_rt_preset_spec(int i) { return i >= 0 && i < ac_rt_npresets() ? presets[i].spec : NULL; }
+int ac_rt_npresets(void) {
+    return (int)(sizeof presets / sizeof presets[0]);
+}
+const char *ac_rt_preset_name(int i) {
+    return i >= 0 && i < ac_rt_npresets() ? presets[i].name : NULL;
+}
+const char *ac_rt_preset_spec(int i) {
+    return i >= 0 && i < ac_rt_npresets() ? presets[i].spec : NULL;
+}
 
 /* ------------------------------------------------------------------ parser */
 
@@ -72,13 +78,15 @@ static int parse_fan(const char *s, const char *e, ac_rt_fan_t *f, const char *k
     const char *c = s;
     while (c < e) {
         const char *d = c;
-        while (d < e && *d != ',' && *d != '*') d++;
+        while (d < e && *d != ',' && *d != '*')
+            d++;
         long v;
         if (parse_int(c, d, 1 << 20, &v))
-            return fail(err, len, "%s: bad fan-in '%.*s' (expected an integer >= 2 or 'flat')",
-                        key, (int)(d - c), c);
+            return fail(err, len, "%s: bad fan-in '%.*s' (expected an integer >= 2 or 'flat')", key,
+                        (int)(d - c), c);
         if (v < 2) return fail(err, len, "%s: fan-in %ld is below 2", key, v);
-        if (f->nlv == AC_RT_MAXLV) return fail(err, len, "%s: more than %d levels", key, AC_RT_MAXLV);
+        if (f->nlv == AC_RT_MAXLV)
+            return fail(err, len, "%s: more than %d levels", key, AC_RT_MAXLV);
         f->f[f->nlv++] = (int)v;
         if (d < e && *d == '*') {
             if (d + 1 != e) return fail(err, len, "%s: '*' may only follow the last fan-in", key);
@@ -101,8 +109,9 @@ int ac_rt_parse(const char *spec, ac_rt_spec_t *o, char *err, size_t len) {
     o->order = AC_RT_ORDER_REMOTE_FIRST;
     if (!spec || !*spec) return fail(err, len, "empty tree specification");
     if (strpbrk(spec, "([|"))
-        return fail(err, len, "explicit '(...)', size-class '|' and multi-cluster '[...]' forms "
-                              "are not supported; use the compact form key=value;...");
+        return fail(err, len,
+                    "explicit '(...)', size-class '|' and multi-cluster '[...]' forms "
+                    "are not supported; use the compact form key=value;...");
     const char *s = spec;
     while (1) {
         const char *e = strchr(s, ';');
@@ -119,10 +128,11 @@ int ac_rt_parse(const char *spec, ac_rt_spec_t *o, char *err, size_t len) {
             const char *r = s + 5, *dash = memchr(r, '-', (size_t)(eq - r));
             long a, b;
             if (!dash || parse_int(r, dash, 1 << 24, &a) || parse_int(dash + 1, eq, 1 << 24, &b))
-                return fail(err, len, "host@: bad node range '%.*s' (expected A-B)",
-                            (int)(eq - r), r);
+                return fail(err, len, "host@: bad node range '%.*s' (expected A-B)", (int)(eq - r),
+                            r);
             if (a > b) return fail(err, len, "host@%ld-%ld: empty range", a, b);
-            if (o->nov == AC_RT_MAXOV) return fail(err, len, "more than %d host@ overrides", AC_RT_MAXOV);
+            if (o->nov == AC_RT_MAXOV)
+                return fail(err, len, "more than %d host@ overrides", AC_RT_MAXOV);
             o->ov_lo[o->nov] = (int)a;
             o->ov_hi[o->nov] = (int)b;
             if (parse_fan(v, e, &o->ov[o->nov], "host@", err, len)) return -1;
@@ -130,11 +140,13 @@ int ac_rt_parse(const char *spec, ac_rt_spec_t *o, char *err, size_t len) {
         } else if (kl == 7 && !strncmp(s, "cluster", 7)) {
             if (parse_fan(v, e, &o->cluster, "cluster", err, len)) return -1;
         } else if (kl == 5 && !strncmp(s, "links", 5)) {
-            if (e - v == 3 && !strncmp(v, "all", 3)) o->links = 0;
+            if (e - v == 3 && !strncmp(v, "all", 3))
+                o->links = 0;
             else if (parse_int(v, e, 1 << 20, &x) || x < 1)
                 return fail(err, len, "links: expected an integer >= 1 or 'all', got '%.*s'",
                             (int)(e - v), v);
-            else o->links = (int)x;
+            else
+                o->links = (int)x;
         } else if (kl == 5 && !strncmp(s, "split", 5)) {
             const char *c = memchr(v, ':', (size_t)(e - v));
             const char *ne = c ? c : e;
@@ -142,30 +154,43 @@ int ac_rt_parse(const char *spec, ac_rt_spec_t *o, char *err, size_t len) {
                 return fail(err, len, "split: expected a count, got '%.*s'", (int)(ne - v), v);
             o->split = (int)x;
             if (c) {
-                if (e - c - 1 == 3 && !strncmp(c + 1, "own", 3)) o->split_mode = AC_RT_SPLIT_OWN;
-                else if (e - c - 1 == 5 && !strncmp(c + 1, "shift", 5)) o->split_mode = AC_RT_SPLIT_SHIFT;
-                else return fail(err, len, "split: placement '%.*s' is not 'own' or 'shift'",
-                                 (int)(e - c - 1), c + 1);
+                if (e - c - 1 == 3 && !strncmp(c + 1, "own", 3))
+                    o->split_mode = AC_RT_SPLIT_OWN;
+                else if (e - c - 1 == 5 && !strncmp(c + 1, "shift", 5))
+                    o->split_mode = AC_RT_SPLIT_SHIFT;
+                else
+                    return fail(err, len, "split: placement '%.*s' is not 'own' or 'shift'",
+                                (int)(e - c - 1), c + 1);
             }
         } else if (kl == 6 && !strncmp(s, "spread", 6)) {
-            if (e - v == 2 && !strncmp(v, "on", 2)) o->spread = 1;
-            else if (e - v == 3 && !strncmp(v, "off", 3)) o->spread = 0;
-            else return fail(err, len, "spread: expected 'on' or 'off'");
+            if (e - v == 2 && !strncmp(v, "on", 2))
+                o->spread = 1;
+            else if (e - v == 3 && !strncmp(v, "off", 3))
+                o->spread = 0;
+            else
+                return fail(err, len, "spread: expected 'on' or 'off'");
         } else if (kl == 8 && !strncmp(s, "rootnode", 8)) {
-            if (parse_int(v, e, 1 << 24, &x)) return fail(err, len, "rootnode: expected a node index");
+            if (parse_int(v, e, 1 << 24, &x))
+                return fail(err, len, "rootnode: expected a node index");
             o->rootnode = (int)x;
         } else if (kl == 5 && !strncmp(s, "order", 5)) {
-            if (e - v == 12 && !strncmp(v, "remote-first", 12)) o->order = AC_RT_ORDER_REMOTE_FIRST;
-            else if (e - v == 6 && !strncmp(v, "static", 6)) o->order = AC_RT_ORDER_STATIC;
+            if (e - v == 12 && !strncmp(v, "remote-first", 12))
+                o->order = AC_RT_ORDER_REMOTE_FIRST;
+            else if (e - v == 6 && !strncmp(v, "static", 6))
+                o->order = AC_RT_ORDER_STATIC;
             else if ((e - v == 7 && !strncmp(v, "arrival", 7)) ||
                      (e - v == 15 && !strncmp(v, "reverse-arrival", 15)))
-                return fail(err, len, "order=%.*s is not supported: the point-to-point engine "
-                                      "broadcasts in a fixed order (remote-first or static)",
+                return fail(err, len,
+                            "order=%.*s is not supported: the point-to-point engine "
+                            "broadcasts in a fixed order (remote-first or static)",
                             (int)(e - v), v);
-            else return fail(err, len, "order: unknown value '%.*s'", (int)(e - v), v);
+            else
+                return fail(err, len, "order: unknown value '%.*s'", (int)(e - v), v);
         } else {
-            return fail(err, len, "unknown key '%.*s' (host, host@A-B, cluster, links, split, "
-                                  "spread, rootnode, order)", (int)kl, s);
+            return fail(err, len,
+                        "unknown key '%.*s' (host, host@A-B, cluster, links, split, "
+                        "spread, rootnode, order)",
+                        (int)kl, s);
         }
         if (!*e) break;
         s = e + 1;
@@ -194,8 +219,10 @@ static int new_vertex(bld_t *b, const int *items, int n, int owner, int kind) {
     b->nc += n;
     for (int i = 0; i < n; i++) {
         v->child[i] = items[i];
-        if (items[i] < 0) t->leaf_parent[AC_RT_LEAF_RANK(items[i])] = t->nv;
-        else t->v[items[i]].parent = t->nv;
+        if (items[i] < 0)
+            t->leaf_parent[AC_RT_LEAF_RANK(items[i])] = t->nv;
+        else
+            t->v[items[i]].parent = t->nv;
     }
     b->owned[owner]++;
     return t->nv++;
@@ -219,24 +246,30 @@ static void move_vertex(bld_t *b, int v, int owner) {
 
 /* Group items by the fan-in list; records the items of every level into lv (level 0 = input),
  * lvn[l] = count; returns the number of levels above the input. */
-static int group_levels(bld_t *b, const ac_rt_fan_t *f, int *items, int n, int kind,
-                        int **lv, int *lvn, int maxlv) {
+static int group_levels(bld_t *b, const ac_rt_fan_t *f, int *items, int n, int kind, int **lv,
+                        int *lvn, int maxlv) {
     int L = 0;
     memcpy(lv[0], items, (size_t)n * sizeof(int));
     lvn[0] = n;
     int li = 0;
     while (lvn[L] > 1 && L + 1 < maxlv) {
         int fan;
-        if (f->nlv == 0) fan = lvn[L];
-        else if (li < f->nlv) fan = f->f[li];
-        else if (f->rep) fan = f->f[f->nlv - 1];
-        else fan = lvn[L]; /* one final flat level */
+        if (f->nlv == 0)
+            fan = lvn[L];
+        else if (li < f->nlv)
+            fan = f->f[li];
+        else if (f->rep)
+            fan = f->f[f->nlv - 1];
+        else
+            fan = lvn[L]; /* one final flat level */
         li++;
         int *in = lv[L], m = lvn[L], *out = lv[L + 1], k = 0;
         for (int i = 0; i < m; i += fan) {
             int g = m - i < fan ? m - i : fan;
-            if (g == 1) out[k++] = in[i];
-            else out[k++] = new_vertex(b, in + i, g, ac_rt_owner(b->t, in[i]), kind);
+            if (g == 1)
+                out[k++] = in[i];
+            else
+                out[k++] = new_vertex(b, in + i, g, ac_rt_owner(b->t, in[i]), kind);
         }
         lvn[++L] = k;
     }
@@ -248,7 +281,8 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
     memset(t, 0, sizeof *t);
     int nnodes = 0, rc = -1, maxlv = 2 * AC_RT_MAXLV + 40;
     for (int r = 0; r < p; r++) {
-        if (node_of[r] < 0 || node_of[r] > r) return fail(err, len, "bad node layout at rank %d", r);
+        if (node_of[r] < 0 || node_of[r] > r)
+            return fail(err, len, "bad node layout at rank %d", r);
         if (node_of[r] >= nnodes) {
             if (node_of[r] != nnodes) return fail(err, len, "nodes not numbered by lowest rank");
             nnodes++;
@@ -256,7 +290,8 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
     }
     if (p < 1) return fail(err, len, "no ranks");
     if (s->rootnode >= nnodes)
-        return fail(err, len, "rootnode=%d but the communicator spans %d node(s)", s->rootnode, nnodes);
+        return fail(err, len, "rootnode=%d but the communicator spans %d node(s)", s->rootnode,
+                    nnodes);
     bld_t b = {.t = t, .cap_v = 2 * p, .cap_c = 4 * p};
     t->p = p;
     t->v = calloc((size_t)b.cap_v, sizeof *t->v);
@@ -264,7 +299,8 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
     t->leaf_parent = malloc((size_t)p * sizeof(int));
     b.owned = calloc((size_t)p, sizeof(int));
     int *start = calloc((size_t)nnodes + 1, sizeof(int)), *mem = malloc((size_t)p * sizeof(int));
-    int *out = malloc((size_t)nnodes * sizeof(int)), *outnode = malloc((size_t)nnodes * sizeof(int));
+    int *out = malloc((size_t)nnodes * sizeof(int)),
+        *outnode = malloc((size_t)nnodes * sizeof(int));
     int *leaves = malloc((size_t)p * sizeof(int));
     int **lv = malloc((size_t)maxlv * sizeof(int *)), *lvn = malloc((size_t)maxlv * sizeof(int));
     int *lvbuf = malloc((size_t)maxlv * (size_t)p * sizeof(int));
@@ -274,19 +310,22 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
         fail(err, len, "out of memory");
         goto done;
     }
-    for (int l = 0; l < maxlv; l++) lv[l] = lvbuf + (size_t)l * (size_t)p;
+    for (int l = 0; l < maxlv; l++)
+        lv[l] = lvbuf + (size_t)l * (size_t)p;
     for (int r = 0; r < p; r++) {
         t->leaf_parent[r] = -1;
         start[node_of[r] + 1]++;
     }
-    for (int n = 0; n < nnodes; n++) start[n + 1] += start[n];
+    for (int n = 0; n < nnodes; n++)
+        start[n + 1] += start[n];
     {
         int *fill = calloc((size_t)nnodes, sizeof(int));
         if (!fill) {
             fail(err, len, "out of memory");
             goto done;
         }
-        for (int r = 0; r < p; r++) mem[start[node_of[r]] + fill[node_of[r]]++] = r;
+        for (int r = 0; r < p; r++)
+            mem[start[node_of[r]] + fill[node_of[r]]++] = r;
         free(fill);
     }
     int R = s->rootnode, *rmem = mem + start[R], rn = start[R + 1] - start[R];
@@ -297,7 +336,8 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
         for (int o = 0; o < s->nov; o++)
             if (n >= s->ov_lo[o] && n <= s->ov_hi[o]) f = &s->ov[o];
         int nm = start[n + 1] - start[n];
-        for (int i = 0; i < nm; i++) leaves[i] = AC_RT_LEAF(mem[start[n] + i]);
+        for (int i = 0; i < nm; i++)
+            leaves[i] = AC_RT_LEAF(mem[start[n] + i]);
         int L = group_levels(&b, f, leaves, nm, AC_RT_HOST, lv, lvn, maxlv);
         if (n != R && s->links != 1) {
             /* The highest level still holding >= links items sends across; vertices above it
@@ -347,8 +387,9 @@ int ac_rt_build(const ac_rt_spec_t *s, int p, const int *node_of, ac_rt_tree_t *
             }
             if (target < 0 || target == R) continue;
             moved[target] = 1;
-            move_vertex(&b, v, place(&b, mem + start[target], start[target + 1] - start[target],
-                                     s->spread));
+            move_vertex(
+                &b, v,
+                place(&b, mem + start[target], start[target + 1] - start[target], s->spread));
             done_n++;
         }
     }
@@ -392,8 +433,10 @@ int ac_rt_check(const ac_rt_tree_t *t, char *err, size_t len) {
     }
     for (int v = 0; v < t->nv && !rc; v++) {
         const ac_rt_vertex_t *x = &t->v[v];
-        if (x->nchild < 1) rc = fail(err, len, "vertex %d has no children", v);
-        else if (x->owner < 0 || x->owner >= p) rc = fail(err, len, "vertex %d owner %d out of range", v, x->owner);
+        if (x->nchild < 1)
+            rc = fail(err, len, "vertex %d has no children", v);
+        else if (x->owner < 0 || x->owner >= p)
+            rc = fail(err, len, "vertex %d owner %d out of range", v, x->owner);
         else if ((x->parent == -1) != (v == t->root))
             rc = fail(err, len, "vertex %d: parent %d but root is %d", v, x->parent, t->root);
         else if (x->parent != -1 && x->parent <= v)
@@ -402,9 +445,12 @@ int ac_rt_check(const ac_rt_tree_t *t, char *err, size_t len) {
             int it = x->child[c];
             if (it < 0) {
                 int r = AC_RT_LEAF_RANK(it);
-                if (r >= p) rc = fail(err, len, "leaf rank %d out of range", r);
-                else if (seen[r]++) rc = fail(err, len, "rank %d is a leaf more than once", r);
-                else if (t->leaf_parent[r] != v) rc = fail(err, len, "leaf %d: parent mismatch", r);
+                if (r >= p)
+                    rc = fail(err, len, "leaf rank %d out of range", r);
+                else if (seen[r]++)
+                    rc = fail(err, len, "rank %d is a leaf more than once", r);
+                else if (t->leaf_parent[r] != v)
+                    rc = fail(err, len, "leaf %d: parent mismatch", r);
             } else if (it >= v) {
                 rc = fail(err, len, "vertex %d: child %d is not before it", v, it);
             } else if (vseen[it]++) {

@@ -28,18 +28,18 @@ typedef struct {
     int nov;          /* ... except nodes [ov_lo, ov_hi] of an override "host@A-B=" */
     int ov_lo[AC_RT_MAXOV], ov_hi[AC_RT_MAXOV];
     ac_rt_fan_t ov[AC_RT_MAXOV];
-    ac_rt_fan_t cluster; /* cluster-root subtree over the host outputs */
-    int links;           /* partial results each non-root node sends (>= 1); 0 = all */
+    ac_rt_fan_t cluster;   /* cluster-root subtree over the host outputs */
+    int links;             /* partial results each non-root node sends (>= 1); 0 = all */
     int split, split_mode; /* first-level cluster-root vertices moved off the root node */
-    int spread;          /* cluster-root vertices spread over the root node's ranks */
-    int rootnode;        /* node owning the final vertex */
-    int order;           /* broadcast order at a vertex */
+    int spread;            /* cluster-root vertices spread over the root node's ranks */
+    int rootnode;          /* node owning the final vertex */
+    int order;             /* broadcast order at a vertex */
 } ac_rt_spec_t;
 
 /* Parse a specification. Returns 0, or -1 with a one-line message in err. */
 int ac_rt_parse(const char *spec, ac_rt_spec_t *out, char *err, size_t errlen);
 
-/* Named presets: index 0 .. ac_rt_npresets() - 1 (the allreduce `tree` parameter `shape`). */
+/* Named presets: index 0 .. ac_rt_npresets() - 1 (values of the allreduce `tree` parameter `spec`). */
 int ac_rt_npresets(void);
 const char *ac_rt_preset_name(int i); /* NULL when out of range */
 const char *ac_rt_preset_spec(int i); /* NULL when out of range */

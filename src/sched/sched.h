@@ -23,10 +23,10 @@
 #define AC_SCHED_H
 
 /* ------------------------------------------------------------------ arithmetic (sched/ring.c) */
-int ac_mod(long long x, int p);  /* mathematical modulo, result in [0, p) */
-int ac_ceil_log2(int p);         /* ceil(log2 p); 0 for p <= 1; integer only */
-int ac_floor_pof2(int p);        /* largest power of two <= p (p >= 1) */
-int ac_is_pof2(int p);           /* 1 when p is a power of two (p >= 1) */
+int ac_mod(long long x, int p); /* mathematical modulo, result in [0, p) */
+int ac_ceil_log2(int p);        /* ceil(log2 p); 0 for p <= 1; integer only */
+int ac_floor_pof2(int p);       /* largest power of two <= p (p >= 1) */
+int ac_is_pof2(int p);          /* 1 when p is a power of two (p >= 1) */
 
 /* ------------------------------------------------------------------ ring (sched/ring.c)
  * rank +/- s exchange: at step s = 1..p-1, rank r sends to ac_ring_to and receives from
@@ -77,8 +77,8 @@ int ac_mesh_held(int r, int nd, const int *dims, int d, int *out);
  * o = j*D < p: r sends its relative blocks [0, cnt) to (r - o) mod p and receives relative
  * blocks [o, o + cnt) (block (r + o + t) mod p, t < cnt) from (r + o) mod p, cnt = min(D, p - o).
  * After the last step r holds all p blocks. */
-int ac_bruck_nsteps(int p);              /* ceil(log2 p) */
-int ac_kbruck_nsteps(int p, int k);      /* ceil(log_{k+1} p) */
+int ac_bruck_nsteps(int p);         /* ceil(log2 p) */
+int ac_kbruck_nsteps(int p, int k); /* ceil(log_{k+1} p) */
 /* Port j (1..k) of step s: 1 and *offset, *count when it exists, else 0. */
 int ac_kbruck_part(int p, int k, int s, int j, int *offset, int *count);
 
@@ -110,7 +110,7 @@ int ac_nbx_recv_start(int r, int p, int s); /* s = 0: the partner */
  * Other p (fold): with p' = ac_floor_pof2(p) and e = p - p', rank u + p' (u < e) hands its block
  * to u before the doubling and receives the whole result from u after it; in the doubling,
  * virtual rank u < p' carries blocks u and (when u < e) u + p'. */
-int ac_rdb_start(int r, int k);             /* (r >> k) << k */
+int ac_rdb_start(int r, int k); /* (r >> k) << k */
 /* Blocks carried by the virtual ranks [v0, v0 + nv) in the fold: writes them (virtual ranks in
  * increasing order, each followed by its partner block) into out and returns their number. */
 int ac_rdb_fold_blocks(int p, int v0, int nv, int *out);

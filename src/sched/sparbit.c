@@ -1,7 +1,9 @@
 /* Sparbit schedule (seed 001, Loch 2021, section 4.2; spec/sparbit.md 1.2-1.4). */
 #include "sched.h"
 
-int ac_sparbit_nsteps(int p) { return ac_ceil_log2(p); }
+int ac_sparbit_nsteps(int p) {
+    return ac_ceil_log2(p);
+}
 
 void ac_sparbit_step(int p, int i, int *d, int *n) {
     int L = ac_ceil_log2(p);

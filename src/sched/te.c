@@ -10,12 +10,18 @@ int ac_te_max_i(int p) {
     return i;
 }
 
-int ac_te_valid(int p, int i) { return p >= 1 && i >= 0 && i <= ac_te_max_i(p); }
+int ac_te_valid(int p, int i) {
+    return p >= 1 && i >= 0 && i <= ac_te_max_i(p);
+}
 
 /* Group size after s splitting steps: p / 2^s. */
-static int group(int p, int s) { return p / (1 << s); }
+static int group(int p, int s) {
+    return p / (1 << s);
+}
 
-int ac_te_half(int p, int s) { return group(p, s); }
+int ac_te_half(int p, int s) {
+    return group(p, s);
+}
 
 int ac_te_partner(int p, int s, int r, int *upper) {
     int S = group(p, s - 1), H = group(p, s);
@@ -89,7 +95,9 @@ double ac_te3_cost(long N, int k, int i, double dt) {
     return (double)i * (dt + (double)N / (k + 1)) + (double)steps * (dt + (double)P);
 }
 
-double ac_te1_cost(long N, int k, double dt) { return ac_te3_cost(N, k, 0, dt); }
+double ac_te1_cost(long N, int k, double dt) {
+    return ac_te3_cost(N, k, 0, dt);
+}
 
 double ac_te2_cost(long N, int k, double dt) {
     int L = 0;

@@ -27,7 +27,8 @@ ac_tree_t ac_tree_make(ac_tree_kind_t kind, int k, int p) {
 /* KNOMIAL: weight k^z of the lowest non-zero digit of v (v > 0). */
 static long long low_weight(long long v, long long k) {
     long long w = 1;
-    while ((v / w) % k == 0) w *= k;
+    while ((v / w) % k == 0)
+        w *= k;
     return w;
 }
 
@@ -243,17 +244,17 @@ int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, M
         if (!sreq) return MPI_ERR_NO_MEM;
     }
     int prank = parent >= 0 ? ac_tree_rank(parent, root, p) : -1;
-    if (prank >= 0)
-        AC_CHECK(PMPI_Irecv(buf, (int)seg, type, prank, tag, comm, &rreq));
+    if (prank >= 0) AC_CHECK(PMPI_Irecv(buf, (int)seg, type, prank, tag, comm, &rreq));
     for (size_t s = 0; s < nseg; s++) {
         size_t off = s * seg, n = (size_t)count - off < seg ? (size_t)count - off : seg;
         void *at = ac_dt_at(buf, type, off);
         if (prank >= 0) {
             AC_CHECK(PMPI_Wait(&rreq, MPI_STATUS_IGNORE));
             if (s + 1 < nseg) {
-                size_t off2 = off + seg, n2 = (size_t)count - off2 < seg ? (size_t)count - off2 : seg;
-                AC_CHECK(PMPI_Irecv(ac_dt_at(buf, type, off2), (int)n2, type, prank, tag, comm,
-                                    &rreq));
+                size_t off2 = off + seg,
+                       n2 = (size_t)count - off2 < seg ? (size_t)count - off2 : seg;
+                AC_CHECK(
+                    PMPI_Irecv(ac_dt_at(buf, type, off2), (int)n2, type, prank, tag, comm, &rreq));
             }
         }
         /* KNOMIAL: the last children root the largest subtrees, serve them first. */
@@ -273,9 +274,8 @@ fn_exit:
     return err;
 }
 
-int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                   int root, int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg,
-                   int inorder) {
+int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                   int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg, int inorder) {
     int err = MPI_SUCCESS, p = t->p;
     int troot = inorder ? 0 : root; /* root of the tree */
     int v = ac_tree_vrank(rank, troot, p);
@@ -358,10 +358,10 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     int err = MPI_SUCCESS, p = t->p, v = ac_tree_vrank(rank, root, p);
     int nch = ac_tree_nchildren(t, v), size = ac_tree_subtree(t, v), nreq = 0;
     void *tmpbase = NULL;
-    char *src = NULL;   /* my subtree's blocks, virtual order (non-root) */
-    MPI_Aint blk;       /* bytes per block in src */
-    MPI_Datatype bt;    /* block type of src */
-    int bc;             /* block count of src */
+    char *src = NULL; /* my subtree's blocks, virtual order (non-root) */
+    MPI_Aint blk;     /* bytes per block in src */
+    MPI_Datatype bt;  /* block type of src */
+    int bc;           /* block count of src */
     MPI_Request *req = malloc((size_t)(2 * nch + 1) * sizeof *req);
     if (!req) return MPI_ERR_NO_MEM;
     if (v == 0) {
@@ -369,8 +369,8 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         bc = scount;
         blk = (MPI_Aint)scount * ac_dt_extent(stype);
         if (rbuf != MPI_IN_PLACE)
-            AC_CHECK(ac_dt_copy((const char *)sbuf + rank * blk, scount, stype, rbuf, rcount,
-                                rtype));
+            AC_CHECK(
+                ac_dt_copy((const char *)sbuf + rank * blk, scount, stype, rbuf, rcount, rtype));
     } else {
         int prank = ac_tree_rank(ac_tree_parent(t, v), root, p);
         bt = rtype;
@@ -403,8 +403,8 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
             if (v == 0) {
                 int n1 = wrap_first(c, cs, root, p);
                 const char *sb = sbuf;
-                AC_CHECK(PMPI_Isend(sb + (MPI_Aint)cr * blk, n1 * bc, bt, cr, tag, comm,
-                                    &req[nreq++]));
+                AC_CHECK(
+                    PMPI_Isend(sb + (MPI_Aint)cr * blk, n1 * bc, bt, cr, tag, comm, &req[nreq++]));
                 if (n1 < cs)
                     AC_CHECK(PMPI_Isend(sb, (cs - n1) * bc, bt, cr, tag, comm, &req[nreq++]));
             } else {
@@ -470,8 +470,8 @@ int ac_tree_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     int n1 = parent == 0 ? wrap_first(v, size, root, p) : size;
     AC_CHECK(PMPI_Send(tmp, n1 * scount, stype, prank, tag, comm));
     if (n1 < size)
-        AC_CHECK(PMPI_Send(tmp + (MPI_Aint)n1 * blk, (size - n1) * scount, stype, prank, tag,
-                           comm));
+        AC_CHECK(
+            PMPI_Send(tmp + (MPI_Aint)n1 * blk, (size - n1) * scount, stype, prank, tag, comm));
 fn_exit:
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);

@@ -57,11 +57,15 @@ typedef struct {
  * which is the flat tree). */
 ac_tree_t ac_tree_make(ac_tree_kind_t kind, int k, int p);
 
-static inline int ac_tree_vrank(int rank, int root, int p) { return (rank - root + p) % p; }
-static inline int ac_tree_rank(int v, int root, int p) { return (v + root) % p; }
+static inline int ac_tree_vrank(int rank, int root, int p) {
+    return (rank - root + p) % p;
+}
+static inline int ac_tree_rank(int v, int root, int p) {
+    return (v + root) % p;
+}
 
-int ac_tree_parent(const ac_tree_t *t, int v);    /* -1 for v == 0 */
-int ac_tree_nchildren(const ac_tree_t *t, int v); /* 0 for leaves */
+int ac_tree_parent(const ac_tree_t *t, int v);       /* -1 for v == 0 */
+int ac_tree_nchildren(const ac_tree_t *t, int v);    /* 0 for leaves */
 int ac_tree_child(const ac_tree_t *t, int v, int i); /* i-th child, increasing virtual rank */
 /* KNOMIAL: number of ranks in the subtree of v (contiguous [v, v+size)); KARY: number of ranks
  * in the subtree of v (not contiguous unless k == 1). */
@@ -109,9 +113,8 @@ int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, M
  * non-commutative operation) the tree is rooted at rank 0 instead, so virtual and real ranks
  * coincide and the combination is in rank order for KNOMIAL and chain trees; rank 0 then sends
  * the result to root. inorder with a KARY tree of k >= 2 is not rank-ordered: do not. */
-int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-                   int root, int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg,
-                   int inorder);
+int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                   int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg, int inorder);
 
 /* Scatter over a KNOMIAL tree: root sends block r of sbuf (scount x stype each) to rank r.
  * rbuf == MPI_IN_PLACE at the root leaves its block in sbuf. */

@@ -6,7 +6,8 @@
  * Parameter specification grammar (docs/registry.md):
  *   spec   := "" | param (";" param)*
  *   param  := name "=" type ":" value ("," value)*      first value = default
- *   type   := "int[" min ".." max "]" | "alg(" collective ")"
+ *   type   := "int[" min ".." max "]" | "alg(" collective ")" | "str"
+ * A str parameter's candidates are names (no ',' or ';'); any string can be forced.
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -18,8 +19,14 @@
 #include "../coll/algs.h"
 
 #define AC_ALG(C, NAME, FN, GROUP, FLAGS, PARAMS, COST, DESC)                                      \
-    {.coll = AUTOCOLL_##C, .name = #NAME, .fn = FN, .group = GROUP, .flags = FLAGS,            \
-     .param_spec = PARAMS, .cost = COST, .desc = DESC},
+    {.coll = AUTOCOLL_##C,                                                                         \
+     .name = #NAME,                                                                                \
+     .fn = FN,                                                                                     \
+     .group = GROUP,                                                                               \
+     .flags = FLAGS,                                                                               \
+     .param_spec = PARAMS,                                                                         \
+     .cost = COST,                                                                                 \
+     .desc = DESC},
 #define AC_LIST(c) static ac_alg_t algs_##c[] = {
 #define AC_END                                                                                     \
     }                                                                                              \
@@ -48,15 +55,14 @@ AC_END AC_LIST(scatter)
 #include "../coll/scatter/scatter.def"
 AC_END AC_LIST(barrier)
 #include "../coll/barrier/barrier.def"
-AC_END
+    AC_END
 #undef AC_ALG
 
 #define AC_N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define AC_FITS(c) _Static_assert(AC_N(algs_##c) <= AC_MAX_ALGS, #c ": too many algorithms");
-AC_FITS(allgather) AC_FITS(allgatherv) AC_FITS(alltoall) AC_FITS(alltoallv) AC_FITS(bcast)
-AC_FITS(reduce) AC_FITS(allreduce) AC_FITS(reduce_scatter) AC_FITS(reduce_scatter_block)
-AC_FITS(gather) AC_FITS(scatter) AC_FITS(barrier)
-static struct {
+    AC_FITS(allgather) AC_FITS(allgatherv) AC_FITS(alltoall) AC_FITS(alltoallv) AC_FITS(bcast)
+        AC_FITS(reduce) AC_FITS(allreduce) AC_FITS(reduce_scatter) AC_FITS(reduce_scatter_block)
+            AC_FITS(gather) AC_FITS(scatter) AC_FITS(barrier) static struct {
     const char *name;
     ac_alg_t *algs;
     int n;
@@ -116,8 +122,8 @@ int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, s
         if (strncmp(p, "int[", 4) == 0) {
             p += 4;
             q->type = AC_PT_INT;
-            if (parse_long(&p, &q->min) || strncmp(p, "..", 2) || (p += 2, parse_long(&p, &q->max)) ||
-                *p != ']' || q->min > q->max) {
+            if (parse_long(&p, &q->min) || strncmp(p, "..", 2) ||
+                (p += 2, parse_long(&p, &q->max)) || *p != ']' || q->min > q->max) {
                 snprintf(err, errlen, "parameter %s: expected int[min..max]", q->name);
                 return -1;
             }
@@ -138,8 +144,11 @@ int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, s
                 return -1;
             }
             p += m + 1;
+        } else if (strncmp(p, "str", 3) == 0) {
+            q->type = AC_PT_STR;
+            p += 3;
         } else {
-            snprintf(err, errlen, "parameter %s: unknown type (int[..] or alg(..))", q->name);
+            snprintf(err, errlen, "parameter %s: unknown type (int[..], alg(..) or str)", q->name);
             return -1;
         }
         if (*p != ':') {
@@ -164,7 +173,7 @@ int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, s
             } else {
                 size_t m = strcspn(p, ",;");
                 if (m == 0 || m >= AC_NAME_LEN) {
-                    snprintf(err, errlen, "parameter %s: empty algorithm name", q->name);
+                    snprintf(err, errlen, "parameter %s: empty or overlong candidate", q->name);
                     return -1;
                 }
                 memcpy(q->cand_alg[q->ncand++], p, m);
@@ -201,7 +210,8 @@ static void registry_build(void) {
             ac_alg_t *a = &colls[c].algs[i];
             char err[256];
             a->index = i;
-            a->nparam = ac_param_spec_parse(a->param_spec, a->param, AC_MAX_PARAMS, err, sizeof err);
+            a->nparam =
+                ac_param_spec_parse(a->param_spec, a->param, AC_MAX_PARAMS, err, sizeof err);
             if (a->nparam < 0) {
                 /* A malformed spec is a build defect; the unit tests catch it. Keep the algorithm
                  * usable with its defaults impossible: mark it as having no instances. */
@@ -226,7 +236,9 @@ static void registry_build(void) {
                     }
         }
 }
-void ac_registry_init(void) { pthread_once(&reg_once, registry_build); }
+void ac_registry_init(void) {
+    pthread_once(&reg_once, registry_build);
+}
 
 int ac_alg_count(int coll) {
     ac_registry_init();
@@ -247,7 +259,8 @@ const ac_alg_t *ac_alg_find(int coll, const char *name) {
 int ac_inst_count(const ac_alg_t *alg) {
     if (alg->nparam < 0) return 0;
     int n = 1;
-    for (int k = 0; k < alg->nparam; k++) n *= alg->param[k].ncand;
+    for (int k = 0; k < alg->nparam; k++)
+        n *= alg->param[k].ncand;
     return n;
 }
 
@@ -261,12 +274,16 @@ void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out) {
         i /= q->ncand;
         if (q->type == AC_PT_INT)
             out->val[k].i = q->cand[j];
-        else
+        else if (q->type == AC_PT_ALG)
             out->val[k].alg = ac_alg_find(q->ref_coll, q->cand_alg[j]);
+        else
+            snprintf(out->val[k].s, sizeof out->val[k].s, "%s", q->cand_alg[j]);
     }
 }
 
-void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out) { ac_inst_nth(alg, 0, out); }
+void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out) {
+    ac_inst_nth(alg, 0, out);
+}
 
 void ac_inst_format(const ac_inst_t *in, char *buf, size_t len) {
     size_t used = (size_t)snprintf(buf, len, "%s", in->alg ? in->alg->name : "?");
@@ -275,9 +292,14 @@ void ac_inst_format(const ac_inst_t *in, char *buf, size_t len) {
         if (q->type == AC_PT_INT)
             used += (size_t)snprintf(buf + used, len - used, "%c%s=%ld", k ? ',' : ':', q->name,
                                      in->val[k].i);
-        else
+        else if (q->type == AC_PT_ALG)
             used += (size_t)snprintf(buf + used, len - used, "%c%s=%s", k ? ',' : ':', q->name,
                                      in->val[k].alg ? in->val[k].alg->name : "?");
+        else /* quoted when the string holds a separator of this syntax */
+            used += (size_t)snprintf(buf + used, len - used,
+                                     in->val[k].s[strcspn(in->val[k].s, ",:=; \"")] ? "%c%s=\"%s\""
+                                                                                   : "%c%s=%s",
+                                     k ? ',' : ':', q->name, in->val[k].s);
     }
 }
 
@@ -303,14 +325,32 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
     }
     ac_inst_default(alg, inst);
     if (!colon) return 0;
-    char *save = NULL;
-    for (char *kv = strtok_r(colon + 1, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    /* param=value pairs separated by ','; a value may be "quoted" (it then ends at the next
+     * quote and may hold , : = ;). */
+    char *kv = colon + 1;
+    while (*kv) {
         char *eq = strchr(kv, '=');
-        if (!eq) {
-            snprintf(err, errlen, "%s: expected param=value, got '%s'", alg->name, kv);
+        char *comma = strchr(kv, ',');
+        if (!eq || (comma && comma < eq)) {
+            snprintf(err, errlen, "%s: expected param=value, got '%.*s'", alg->name,
+                     comma ? (int)(comma - kv) : (int)strlen(kv), kv);
             return -1;
         }
         *eq = '\0';
+        char *v = eq + 1, *next;
+        if (*v == '"') {
+            char *close = strchr(++v, '"');
+            if (!close || (close[1] && close[1] != ',')) {
+                snprintf(err, errlen, "%s: %s: unterminated quoted value", alg->name, kv);
+                return -1;
+            }
+            *close = '\0';
+            next = close[1] ? close + 2 : close + 1;
+        } else {
+            size_t m = strcspn(v, ",");
+            next = v[m] ? v + m + 1 : v + m;
+            v[m] = '\0';
+        }
         int k;
         for (k = 0; k < alg->nparam; k++)
             if (strcmp(alg->param[k].name, kv) == 0) break;
@@ -319,7 +359,6 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
             return -1;
         }
         const ac_param_t *q = &alg->param[k];
-        const char *v = eq + 1;
         if (q->type == AC_PT_INT) {
             char *end;
             long x = strtol(v, &end, 10);
@@ -329,7 +368,7 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
                 return -1;
             }
             inst->val[k].i = x;
-        } else {
+        } else if (q->type == AC_PT_ALG) {
             const ac_alg_t *r = ac_alg_find(q->ref_coll, v);
             if (!r) {
                 snprintf(err, errlen, "%s: %s=%s is not a %s algorithm", alg->name, q->name, v,
@@ -337,7 +376,15 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
                 return -1;
             }
             inst->val[k].alg = r;
+        } else {
+            if (!*v || strlen(v) >= sizeof inst->val[k].s) {
+                snprintf(err, errlen, "%s: %s is empty or longer than %d characters", alg->name,
+                         q->name, AC_STR_LEN - 1);
+                return -1;
+            }
+            strcpy(inst->val[k].s, v);
         }
+        kv = next;
     }
     return 0;
 }
@@ -349,6 +396,13 @@ long ac_param_int(const ac_inst_t *in, const char *name) {
     return -1;
 }
 
+const char *ac_param_str(const ac_inst_t *in, const char *name) {
+    for (int k = 0; k < in->alg->nparam; k++)
+        if (in->alg->param[k].type == AC_PT_STR && strcmp(in->alg->param[k].name, name) == 0)
+            return in->val[k].s;
+    return NULL;
+}
+
 const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name) {
     for (int k = 0; k < in->alg->nparam; k++)
         if (in->alg->param[k].type == AC_PT_ALG && strcmp(in->alg->param[k].name, name) == 0)
@@ -358,9 +412,15 @@ const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name) {
 
 /* ---------------------------------------------------------------- public listing API */
 
-AC_EXPORT const char *autocoll_coll_name(int coll) { return ac_coll_name(coll); }
-AC_EXPORT int autocoll_coll_from_name(const char *name) { return ac_coll_from_name(name); }
-AC_EXPORT int autocoll_alg_count(int coll) { return ac_alg_count(coll); }
+AC_EXPORT const char *autocoll_coll_name(int coll) {
+    return ac_coll_name(coll);
+}
+AC_EXPORT int autocoll_coll_from_name(const char *name) {
+    return ac_coll_from_name(name);
+}
+AC_EXPORT int autocoll_alg_count(int coll) {
+    return ac_alg_count(coll);
+}
 
 AC_EXPORT int autocoll_alg_info(int coll, int idx, autocoll_alg_info_t *info) {
     const ac_alg_t *a = ac_alg_get(coll, idx);
@@ -393,8 +453,9 @@ AC_EXPORT int autocoll_instance_name(int coll, int idx, int i, char *buf, int le
 }
 
 AC_EXPORT int autocoll_restrictions_string(unsigned r, char *buf, int len) {
-    static const char *names[] = {"POF2",      "EVEN_P", "COMMUTATIVE", "NO_INPLACE",   "MULTINODE",
-                                  "UNIFORM_PPN", "P2",   "TOPOLOGY_FILE", "NATIVE"};
+    static const char *names[] = {"POF2",       "EVEN_P",        "COMMUTATIVE",
+                                  "NO_INPLACE", "MULTINODE",     "UNIFORM_PPN",
+                                  "P2",         "TOPOLOGY_FILE", "NATIVE"};
     if (!buf || len <= 0) return MPI_ERR_ARG;
     size_t used = 0;
     buf[0] = '\0';

@@ -71,8 +71,9 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
         snprintf(key, sizeof key, "restr %ld %d %s %d", ctx->id, c, name, a->size);
         ac_log_once(key, "%s %s cannot run on this call (p=%d): %s; %s", ac_coll_name(c), name,
                     a->size, why,
-                    ac_g.set.on_error == AC_ONERR_ERROR ? "failing the call (AUTOCOLL_ON_ERROR=error)"
-                                                        : "using the MPI library's algorithm");
+                    ac_g.set.on_error == AC_ONERR_ERROR
+                        ? "failing the call (AUTOCOLL_ON_ERROR=error)"
+                        : "using the MPI library's algorithm");
     }
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
 }

@@ -15,7 +15,8 @@
  * Insignificant buffers are passed as NULL (reduce/gather receive buffer and scatter send buffer
  * off the root), so an algorithm that uses them as scratch is caught.
  *
- * usage: ac_matrix [--coll c1,c2] [--alg a1,a2] [--level quick|full|sim] [--seed N]
+ * usage: ac_matrix [--coll c1,c2] [--alg a1,a2] [--level quick|full|sim] [--defaults] [--seed N]
+ *   --defaults runs only the default instance of each parameterised algorithm.
  * Prints one line per instance and closes with "N passed, N failed, N skipped" (cases).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -30,7 +31,7 @@
 #include "autocoll.h"
 
 enum { GUARD = 64 };
-static int me, p, nnodes, level_full = 1, level_sim = 0;
+static int me, p, nnodes, level_full = 1, level_sim = 0, defaults_only = 0;
 static unsigned seed = 12345;
 static long n_pass, n_fail, n_skip;
 static int fail_lines;
@@ -40,7 +41,8 @@ static int fail_lines;
 static uint64_t rng_state;
 static void rng_seed(unsigned a, unsigned b, unsigned c) {
     rng_state = 0x9E3779B97F4A7C15ull ^ ((uint64_t)a << 40) ^ ((uint64_t)b << 20) ^ c ^ seed;
-    for (int i = 0; i < 4; i++) rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
+    for (int i = 0; i < 4; i++)
+        rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
 }
 static uint32_t rnd(void) {
     rng_state ^= rng_state << 13;
@@ -57,11 +59,20 @@ static const char *tname[NT] = {"byte", "int", "double", "vector", "resized", "s
 static MPI_Datatype ttype[NT], t_pair, t_upair;
 
 /* Reduction cases. */
-enum { R_INT_SUM, R_DBL_SUM, R_DBL_MAX, R_DBL_RAND_SUM, R_VEC_SUM, R_BYTE_BXOR, R_NONCOMM,
-       R_MINLOC, NR };
-static const char *rname[NR] = {"int/sum",     "double/sum",  "double/max", "double-random/sum",
-                                "vector/user-sum",  "byte/bxor",   "pair/noncommutative",
-                                "double_int/minloc"};
+enum {
+    R_INT_SUM,
+    R_DBL_SUM,
+    R_DBL_MAX,
+    R_DBL_RAND_SUM,
+    R_VEC_SUM,
+    R_BYTE_BXOR,
+    R_NONCOMM,
+    R_MINLOC,
+    NR
+};
+static const char *rname[NR] = {
+    "int/sum",         "double/sum", "double/max",          "double-random/sum",
+    "vector/user-sum", "byte/bxor",  "pair/noncommutative", "double_int/minloc"};
 static MPI_Datatype rtype_[NR];
 static MPI_Op rop[NR], op_noncomm, op_vecsum;
 
@@ -70,7 +81,8 @@ static MPI_Op rop[NR], op_noncomm, op_vecsum;
 static void vecsum(void *in, void *inout, int *len, MPI_Datatype *dt) {
     (void)dt;
     int *x = in, *y = inout;
-    for (int i = 0; i < *len; i++) y[4 * i] += x[4 * i], y[4 * i + 3] += x[4 * i + 3];
+    for (int i = 0; i < *len; i++)
+        y[4 * i] += x[4 * i], y[4 * i + 3] += x[4 * i + 3];
 }
 
 /* x -> a x + b, composed left to right: (in then inout). Associative, not commutative. */
@@ -105,9 +117,10 @@ static void types_init(void) {
     MPI_Type_commit(&t_upair);
     MPI_Op_create(affine, 0, &op_noncomm);
     MPI_Op_create(vecsum, 1, &op_vecsum);
-    MPI_Datatype rt[NR] = {MPI_INT,  MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE, ttype[T_VEC],
-                           MPI_BYTE, t_upair,    MPI_DOUBLE_INT};
-    MPI_Op ro[NR] = {MPI_SUM, MPI_SUM, MPI_MAX, MPI_SUM, op_vecsum, MPI_BXOR, op_noncomm, MPI_MINLOC};
+    MPI_Datatype rt[NR] = {MPI_INT,      MPI_DOUBLE, MPI_DOUBLE, MPI_DOUBLE,
+                           ttype[T_VEC], MPI_BYTE,   t_upair,    MPI_DOUBLE_INT};
+    MPI_Op ro[NR] = {MPI_SUM,   MPI_SUM,  MPI_MAX,    MPI_SUM,
+                     op_vecsum, MPI_BXOR, op_noncomm, MPI_MINLOC};
     memcpy(rtype_, rt, sizeof rt);
     memcpy(rop, ro, sizeof ro);
 }
@@ -174,11 +187,17 @@ static void fill(buf_t b, int rcase) {
         }
         break;
     default:
-        for (i = 0; i < b.len; i++) b.p[i] = (char)rnd();
+        for (i = 0; i + 4 <= b.len; i += 4) {
+            uint32_t v = rnd();
+            memcpy(b.p + i, &v, 4);
+        }
     }
-    for (i = (b.len / 4) * 4; i < b.len; i++) b.p[i] = (char)rnd();
+    for (i = (b.len / 4) * 4; i < b.len; i++)
+        b.p[i] = (char)rnd();
 }
-static void sentinel(buf_t b) { memset(b.p, 0xA5, b.len); }
+static void sentinel(buf_t b) {
+    memset(b.p, 0xA5, b.len);
+}
 
 /* ------------------------------------------------------------------ expectations */
 
@@ -255,7 +274,8 @@ static uint64_t hash_data(const void *buf, int count, MPI_Datatype t) {
     char *tmp = malloc((size_t)sz + 1);
     PMPI_Pack(buf, count, t, tmp, sz, &pos, MPI_COMM_WORLD);
     uint64_t h = 1469598103934665603ull;
-    for (int i = 0; i < pos; i++) h = (h ^ (unsigned char)tmp[i]) * 1099511628211ull;
+    for (int i = 0; i < pos; i++)
+        h = (h ^ (unsigned char)tmp[i]) * 1099511628211ull;
     free(tmp);
     return h;
 }
@@ -284,7 +304,8 @@ static void on_alarm(int sig) {
 
 static int run_case(const case_t *k) {
     if (!level_sim) {
-        snprintf(current, sizeof current, "%s %s p=%d rank=%d count=%d type=%s root=%d inplace=%d dist=%s\n",
+        snprintf(current, sizeof current,
+                 "%s %s p=%d rank=%d count=%d type=%s root=%d inplace=%d dist=%s\n",
                  autocoll_coll_name(k->coll), k->inst, p, me, k->count,
                  k->rcase >= 0 ? rname[k->rcase] : tname[k->t], k->root, k->inplace,
                  dist_name[k->dist]);
@@ -304,7 +325,10 @@ static int run_case(const case_t *k) {
     case AUTOCOLL_ALLGATHER:
         s = balloc(st, (size_t)c * sm), fill(s, -1);
         r1 = balloc(rt, (size_t)c * p);
-        if (k->inplace) fill(r1, -1); else sentinel(r1);
+        if (k->inplace)
+            fill(r1, -1);
+        else
+            sentinel(r1);
         r2 = bclone(r1);
         /* In place, my block is taken from my place in the receive buffer. */
         PMPI_Allgather(k->inplace ? MPI_IN_PLACE : s.p, c * sm, st, r1.p, c, rt, w);
@@ -314,12 +338,17 @@ static int run_case(const case_t *k) {
     case AUTOCOLL_ALLGATHERV: {
         cnt = malloc(p * sizeof(int)), dis = malloc(p * sizeof(int));
         int total = 0;
-        for (int i = 0; i < p; i++) cnt[i] = vcount(k->dist, c, i, 0), total += cnt[i] + 1;
+        for (int i = 0; i < p; i++)
+            cnt[i] = vcount(k->dist, c, i, 0), total += cnt[i] + 1;
         /* Blocks in reverse rank order with a one-element hole before each. */
-        for (int i = p - 1, off = 0; i >= 0; i--) off += 1, dis[i] = off, off += cnt[i];
+        for (int i = p - 1, off = 0; i >= 0; i--)
+            off += 1, dis[i] = off, off += cnt[i];
         s = balloc(st, (size_t)cnt[me] * sm), fill(s, -1);
         r1 = balloc(rt, (size_t)total + 1);
-        if (k->inplace) fill(r1, -1); else sentinel(r1);
+        if (k->inplace)
+            fill(r1, -1);
+        else
+            sentinel(r1);
         r2 = bclone(r1);
         PMPI_Allgatherv(k->inplace ? MPI_IN_PLACE : s.p, cnt[me] * sm, st, r1.p, cnt, dis, rt, w);
         MPI_Allgatherv(k->inplace ? MPI_IN_PLACE : s.p, cnt[me] * sm, st, r2.p, cnt, dis, rt, w);
@@ -329,7 +358,10 @@ static int run_case(const case_t *k) {
     case AUTOCOLL_ALLTOALL:
         s = balloc(st, (size_t)c * sm * p), fill(s, -1);
         r1 = balloc(rt, (size_t)c * p);
-        if (k->inplace) fill(r1, -1); else sentinel(r1);
+        if (k->inplace)
+            fill(r1, -1);
+        else
+            sentinel(r1);
         r2 = bclone(r1);
         if (k->inplace) {
             PMPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r1.p, c, rt, w);
@@ -351,11 +383,16 @@ static int run_case(const case_t *k) {
             int b = k->inplace ? a : vcount(k->dist, c, j, me);
             scnt[j] = a * sm, cnt[j] = b;
         }
-        for (int j = p - 1; j >= 0; j--) sdis[j] = stot + 1, stot += scnt[j] + 1;
-        for (int j = 0; j < p; j++) dis[j] = rtot + 2, rtot += cnt[j] + 2;
+        for (int j = p - 1; j >= 0; j--)
+            sdis[j] = stot + 1, stot += scnt[j] + 1;
+        for (int j = 0; j < p; j++)
+            dis[j] = rtot + 2, rtot += cnt[j] + 2;
         s = balloc(st, (size_t)stot + 1), fill(s, -1);
         r1 = balloc(rt, (size_t)rtot + 2);
-        if (k->inplace) fill(r1, -1); else sentinel(r1);
+        if (k->inplace)
+            fill(r1, -1);
+        else
+            sentinel(r1);
         r2 = bclone(r1);
         if (k->inplace) {
             PMPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r1.p, cnt, dis, rt, w);
@@ -372,7 +409,10 @@ static int run_case(const case_t *k) {
         MPI_Datatype bt = rt;
         int bc = c;
         r1 = balloc(bt, (size_t)bc);
-        if (me == root) fill(r1, -1); else sentinel(r1);
+        if (me == root)
+            fill(r1, -1);
+        else
+            sentinel(r1);
         r2 = bclone(r1);
         PMPI_Bcast(r1.p, bc, bt, root, w);
         MPI_Bcast(r2.p, bc, bt, root, w);
@@ -383,7 +423,10 @@ static int run_case(const case_t *k) {
         s = balloc(st, (size_t)c * sm), fill(s, -1);
         if (me == root) {
             r1 = balloc(rt, (size_t)c * p);
-            if (k->inplace) fill(r1, -1); else sentinel(r1);
+            if (k->inplace)
+                fill(r1, -1);
+            else
+                sentinel(r1);
             r2 = bclone(r1);
         }
         {
@@ -415,7 +458,8 @@ static int run_case(const case_t *k) {
         if (k->coll == AUTOCOLL_REDUCE_SCATTER) {
             cnt = malloc(p * sizeof(int));
             n = 0;
-            for (int i = 0; i < p; i++) cnt[i] = vcount(k->dist, c, i, 0), n += cnt[i];
+            for (int i = 0; i < p; i++)
+                cnt[i] = vcount(k->dist, c, i, 0), n += cnt[i];
             mine = cnt[me];
         }
         int is_root = k->coll != AUTOCOLL_REDUCE || me == root;
@@ -424,7 +468,10 @@ static int run_case(const case_t *k) {
         if (is_root) {
             /* In place the input vector lives in the receive buffer (full length). */
             r1 = balloc(t, (size_t)(ip ? n : mine));
-            if (ip) memcpy(r1.p, s.p, s.len < r1.len ? s.len : r1.len); else sentinel(r1);
+            if (ip)
+                memcpy(r1.p, s.p, s.len < r1.len ? s.len : r1.len);
+            else
+                sentinel(r1);
             r2 = bclone(r1);
         }
         const void *sp = ip ? MPI_IN_PLACE : s.p;
@@ -442,7 +489,8 @@ static int run_case(const case_t *k) {
             MPI_Reduce_scatter(sp, r2.p, cnt, t, op, w);
         }
         if (is_root) {
-            if (ip && (k->coll == AUTOCOLL_REDUCE_SCATTER || k->coll == AUTOCOLL_REDUCE_SCATTER_BLOCK)) {
+            if (ip &&
+                (k->coll == AUTOCOLL_REDUCE_SCATTER || k->coll == AUTOCOLL_REDUCE_SCATTER_BLOCK)) {
                 /* In place, only the first `mine` elements of the buffer are defined. */
                 MPI_Aint lb, ext, tlb, text;
                 MPI_Type_get_extent(t, &lb, &ext);
@@ -491,22 +539,23 @@ static int run_case(const case_t *k) {
     char last[256];
     autocoll_last_choice(MPI_COMM_WORLD, k->coll, last, sizeof last);
     const char *want = app ? k->inst : "native";
-    if (!bad && strcmp(last, want) != 0)
-        bad = FAIL("expected %s to run, but %s did", want, last);
+    if (!bad && strcmp(last, want) != 0) bad = FAIL("expected %s to run, but %s did", want, last);
 
     free(s.p), free(r1.p), free(r2.p), free(cnt), free(dis), free(scnt), free(sdis);
     int any;
     PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (bad && fail_lines++ < 20) {
-        fprintf(stderr,
-                "FAIL %s %s p=%d rank=%d count=%d type=%s root=%d inplace=%d dist=%s: %s\n",
+        fprintf(stderr, "FAIL %s %s p=%d rank=%d count=%d type=%s root=%d inplace=%d dist=%s: %s\n",
                 autocoll_coll_name(k->coll), k->inst, p, me, c,
-                k->rcase >= 0 ? rname[k->rcase] : tname[k->t], root, k->inplace,
-                dist_name[k->dist], why);
+                k->rcase >= 0 ? rname[k->rcase] : tname[k->t], root, k->inplace, dist_name[k->dist],
+                why);
     }
-    if (any) n_fail++;
-    else if (!app) n_skip++;
-    else n_pass++;
+    if (any)
+        n_fail++;
+    else if (!app)
+        n_skip++;
+    else
+        n_pass++;
     return any;
 }
 
@@ -526,7 +575,8 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
     int ncand = level_sim ? 1 : level_full ? 7 : 4, counts[8], ncounts = 0;
     for (int i = 0; i < ncand; i++) { /* distinct, in order */
         int seen = cand[i] < 0;
-        for (int j = 0; j < ncounts; j++) seen |= counts[j] == cand[i];
+        for (int j = 0; j < ncounts; j++)
+            seen |= counts[j] == cand[i];
         if (!seen) counts[ncounts++] = cand[i];
     }
     int roots[3] = {0, p - 1, p / 2}, nroots = rooted(coll) || coll == AUTOCOLL_BARRIER ? 3 : 1;
@@ -534,7 +584,8 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
     case_t k = {.coll = coll, .inst = inst, .restr = restr, .rcase = -1};
 
     if (coll == AUTOCOLL_BARRIER) {
-        for (int r = level_sim ? nroots - 1 : 0; r < nroots; r++) k.root = roots[r], fails += run_case(&k);
+        for (int r = level_sim ? nroots - 1 : 0; r < nroots; r++)
+            k.root = roots[r], fails += run_case(&k);
         return fails;
     }
     int ntypes = is_reduction(coll) ? NR : NT;
@@ -544,12 +595,14 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
             /* At scale (SMPI): one case per instance, a datatype with gaps for data movement,
              * exact integer sums for reductions, a root in the middle. */
             if (level_sim && ti != (is_reduction(coll) ? R_INT_SUM : T_VEC)) continue;
-            /* Large counts: two datatypes are enough to exercise size paths. */
-            if (c > 1000 && (is_reduction(coll) ? (ti != R_DBL_SUM && ti != R_NONCOMM)
-                                                : (ti != T_INT && ti != T_STRUCT)))
+            /* Large counts exercise size paths (segments, rendezvous): one datatype is
+             * enough, the non-commutative one for reductions. */
+            if (c > 1000 && ti != (is_reduction(coll) ? R_NONCOMM : T_INT))
                 continue;
-            if (is_reduction(coll)) k.rcase = ti, k.t = 0;
-            else k.t = ti;
+            if (is_reduction(coll))
+                k.rcase = ti, k.t = 0;
+            else
+                k.t = ti;
             int ndist = 1, dists[ND] = {D_UNIFORM};
             if (coll == AUTOCOLL_ALLGATHERV || coll == AUTOCOLL_REDUCE_SCATTER ||
                 coll == AUTOCOLL_ALLTOALLV) {
@@ -557,7 +610,8 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
                 dists[ndist++] = D_RANDOM;
                 if (coll == AUTOCOLL_ALLGATHERV && c > 1 && c <= 1000 && level_full &&
                     (ti == T_INT || ti == T_VEC))
-                    for (int d = D_BCAST; d <= D_GEOM; d++) dists[ndist++] = d;
+                    for (int d = D_BCAST; d <= D_GEOM; d++)
+                        dists[ndist++] = d;
                 if (coll == AUTOCOLL_ALLTOALLV && c > 1 && c <= 1000) dists[ndist++] = D_UNBAL;
             }
             for (int di = 0; di < ndist; di++)
@@ -565,7 +619,9 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
                     if (ip && (k.t == T_MIXED || coll == AUTOCOLL_BCAST)) continue;
                     if (coll == AUTOCOLL_BCAST && k.t == T_MIXED) continue;
                     for (int r = level_sim ? nroots - 1 : 0; r < nroots; r++) {
-                        if (r > 0 && !level_sim && (roots[r] == roots[0] || roots[r] == roots[r - 1])) continue;
+                        if (r > 0 && !level_sim &&
+                            (roots[r] == roots[0] || roots[r] == roots[r - 1]))
+                            continue;
                         k.count = c, k.dist = dists[di], k.inplace = ip, k.root = roots[r];
                         fails += run_case(&k);
                     }
@@ -593,16 +649,22 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--coll") && i + 1 < argc) colls = argv[++i];
-        else if (!strcmp(argv[i], "--alg") && i + 1 < argc) algs = argv[++i];
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = (unsigned)atoi(argv[++i]);
+        if (!strcmp(argv[i], "--coll") && i + 1 < argc)
+            colls = argv[++i];
+        else if (!strcmp(argv[i], "--alg") && i + 1 < argc)
+            algs = argv[++i];
+        else if (!strcmp(argv[i], "--defaults"))
+            defaults_only = 1;
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--level") && i + 1 < argc) {
             const char *l = argv[++i];
             level_full = !strcmp(l, "full");
             level_sim = !strcmp(l, "sim");
         } else {
-            if (me == 0) fprintf(stderr, "usage: ac_matrix [--coll c,..] [--alg a,..] "
-                                         "[--level quick|full|sim] [--seed N]\n");
+            if (me == 0)
+                fprintf(stderr, "usage: ac_matrix [--coll c,..] [--alg a,..] "
+                                "[--level quick|full|sim] [--defaults] [--seed N]\n");
             MPI_Finalize();
             return 2;
         }
@@ -610,15 +672,25 @@ int main(int argc, char **argv) {
     types_init();
     if (!level_sim) signal(SIGALRM, on_alarm);
     {
-        MPI_Comm node;
-        int nr, leaders;
-        PMPI_Barrier(MPI_COMM_WORLD);
-        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        MPI_Comm_rank(node, &nr);
-        int lead = nr == 0;
-        PMPI_Allreduce(&lead, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        nnodes = leaders;
-        MPI_Comm_free(&node);
+        /* Node count as the library sees it (AUTOCOLL_NODE_LAYOUT emulates nodes). */
+        const char *lay = getenv("AUTOCOLL_NODE_LAYOUT");
+        int k = lay && strchr(lay, ':') ? atoi(strchr(lay, ':') + 1) : 0;
+        if (lay && k > 0 && !strncmp(lay, "block:", 6)) {
+            nnodes = (p + k - 1) / k;
+        } else if (lay && k > 0 && !strncmp(lay, "cyclic:", 7)) {
+            nnodes = k < p ? k : p;
+        } else {
+            MPI_Comm node;
+            int nr, leaders;
+            PMPI_Barrier(MPI_COMM_WORLD);
+            MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+            MPI_Comm_rank(node, &nr);
+            int lead = nr == 0;
+            PMPI_Allreduce(&lead, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            nnodes = leaders;
+            MPI_Comm_free(&node);
+        }
+        if (me == 0 && nnodes > 1) printf("%d nodes (%s)\n", nnodes, lay ? lay : "auto");
     }
     int total_fail_inst = 0, ninst = 0;
     for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
@@ -628,9 +700,12 @@ int main(int argc, char **argv) {
             autocoll_alg_info(c, a, &info);
             if ((info.restrictions & AUTOCOLL_R_NATIVE) || !in_list(algs, info.name)) continue;
             int ni = autocoll_instance_count(c, a);
+            if (defaults_only && ni > 1)
+                ni = 1; /* the first instance is the one with every default value */
             if (ni == 0 && me == 0)
                 printf("FAIL %s.%s: no instance (malformed parameter specification)\n", info.coll,
-                       info.name), n_fail++;
+                       info.name),
+                    n_fail++;
             for (int i = 0; i < ni; i++) {
                 char name[256];
                 autocoll_instance_name(c, a, i, name, sizeof name);

@@ -20,8 +20,10 @@ static int me, p, passed, failed;
 static void check(int ok, const char *what) {
     int all;
     PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (all) passed++;
-    else failed++;
+    if (all)
+        passed++;
+    else
+        failed++;
     if (me == 0) printf("%s %s\n", all ? "ok  " : "FAIL", what);
     if (!ok) fprintf(stderr, "rank %d: FAIL %s\n", me, what);
 }
@@ -66,7 +68,8 @@ static void *thread_body(void *arg) {
         int v = r + it, s = -1;
         /* allgather uses the forced instance; allreduce the default (native). */
         j->ok &= MPI_Allgather(&v, 1, MPI_INT, buf, 1, MPI_INT, j->comm) == MPI_SUCCESS;
-        for (int i = 0; i < n; i++) j->ok &= buf[i] == i + it;
+        for (int i = 0; i < n; i++)
+            j->ok &= buf[i] == i + it;
         j->ok &= MPI_Allreduce(&v, &s, 1, MPI_INT, MPI_SUM, j->comm) == MPI_SUCCESS;
         j->ok &= s == n * (n - 1) / 2 + n * it;
     }
@@ -170,10 +173,13 @@ int main(int argc, char **argv) {
         autocoll_force(AUTOCOLL_ALLGATHER, "linear");
         job_t j[2] = {{c[0], 0}, {c[1], 0}};
         pthread_t t[2];
-        for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, thread_body, &j[i]);
-        for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
+        for (int i = 0; i < 2; i++)
+            pthread_create(&t[i], NULL, thread_body, &j[i]);
+        for (int i = 0; i < 2; i++)
+            pthread_join(t[i], NULL);
         autocoll_force(AUTOCOLL_ALLGATHER, NULL);
-        check(j[0].ok && j[1].ok, "MPI_THREAD_MULTIPLE: concurrent collectives on two communicators");
+        check(j[0].ok && j[1].ok,
+              "MPI_THREAD_MULTIPLE: concurrent collectives on two communicators");
         MPI_Comm_free(&c[0]);
         MPI_Comm_free(&c[1]);
     } else if (me == 0) {

@@ -21,13 +21,16 @@ typedef struct {
 
 static int make_layout(const layout_t *l, int *node_of) {
     int p = 0;
-    for (int n = 0; n < l->nn; n++) p += l->ppn[n];
+    for (int n = 0; n < l->nn; n++)
+        p += l->ppn[n];
     if (!l->cyclic) {
         int r = 0;
         for (int n = 0; n < l->nn; n++)
-            for (int i = 0; i < l->ppn[n]; i++) node_of[r++] = n;
+            for (int i = 0; i < l->ppn[n]; i++)
+                node_of[r++] = n;
     } else {
-        for (int r = 0; r < p; r++) node_of[r] = r % l->nn; /* uniform ppn only */
+        for (int r = 0; r < p; r++)
+            node_of[r] = r % l->nn; /* uniform ppn only */
     }
     return p;
 }
@@ -38,7 +41,9 @@ static const layout_t layouts[] = {
     {1, {11}, 0},
     {4, {8, 8, 8, 8}, 0},
     {8, {4, 4, 4, 4, 4, 4, 4, 4}, 0},
-    {30, {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, 0},
+    {30,
+     {2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2},
+     0},
     {10, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, 0},
     {3, {3, 5, 1}, 0},
     {4, {4, 4, 4, 4}, 1},
@@ -51,7 +56,8 @@ static void build_ok(const char *spec, int p, const int *node_of, ac_rt_tree_t *
     ac_rt_spec_t s;
     char err[256] = "";
     if (ac_rt_parse(spec, &s, err, sizeof err)) fail_msg("parse '%s': %s", spec, err);
-    if (ac_rt_build(&s, p, node_of, t, err, sizeof err)) fail_msg("build '%s' p=%d: %s", spec, p, err);
+    if (ac_rt_build(&s, p, node_of, t, err, sizeof err))
+        fail_msg("build '%s' p=%d: %s", spec, p, err);
     if (ac_rt_check(t, err, sizeof err)) fail_msg("check '%s' p=%d: %s", spec, p, err);
 }
 
@@ -64,7 +70,8 @@ static void build_ok(const char *spec, int p, const int *node_of, ac_rt_tree_t *
 static void simulate(const ac_rt_tree_t *t, const int *node_of, int order) {
     int p = t->p;
     /* expected[x][y]: keys x sends to y in the reduce phase, in order; got likewise for y. */
-    int *sent = calloc((size_t)p * (size_t)p, sizeof(int)), *posted = calloc((size_t)p * (size_t)p, sizeof(int));
+    int *sent = calloc((size_t)p * (size_t)p, sizeof(int)),
+        *posted = calloc((size_t)p * (size_t)p, sizeof(int));
     int cap = t->nv + p + 1;
     int *sk = malloc((size_t)p * (size_t)p * (size_t)cap * sizeof(int));
     int *rk = malloc((size_t)p * (size_t)p * (size_t)cap * sizeof(int));
@@ -101,7 +108,8 @@ static void simulate(const ac_rt_tree_t *t, const int *node_of, int order) {
     for (int x = 0; x < p; x++)
         for (int y = 0; y < p; y++) {
             assert_int_equal(sent[x * p + y], posted[x * p + y]);
-            for (int i = 0; i < sent[x * p + y]; i++) assert_int_equal(SK(x, y)[i], RK(x, y)[i]);
+            for (int i = 0; i < sent[x * p + y]; i++)
+                assert_int_equal(SK(x, y)[i], RK(x, y)[i]);
         }
     /* Broadcast: process ranks in an order where a sender already holds the value. */
     int *has = calloc((size_t)p, sizeof(int)), *recv = calloc((size_t)p, sizeof(int));
@@ -157,9 +165,13 @@ static void test_presets_cover_every_rank(void **state) {
 static void test_more_specs(void **state) {
     (void)state;
     static const char *specs[] = {
-        "host=3;cluster=3",          "host=2,3*;cluster=5*",  "host=flat;cluster=2;links=3",
-        "host=2*;cluster=flat;links=all;spread=off", "host=2,2;cluster=2*;split=2:own",
-        "host=4;host@1-2=2*;cluster=3,2;order=static", "host=2*;cluster=2*;rootnode=1;split=5",
+        "host=3;cluster=3",
+        "host=2,3*;cluster=5*",
+        "host=flat;cluster=2;links=3",
+        "host=2*;cluster=flat;links=all;spread=off",
+        "host=2,2;cluster=2*;split=2:own",
+        "host=4;host@1-2=2*;cluster=3,2;order=static",
+        "host=2*;cluster=2*;rootnode=1;split=5",
         "cluster=flat",
     };
     int node_of[256];
@@ -245,17 +257,21 @@ static void test_split4W(void **state) {
     ac_rt_tree_t t;
     build_ok(ac_rt_preset_spec(preset("split4W")), p, node_of, &t);
     int two = 0, has_cluster[8] = {0}, empty = 0;
-    for (int r = 0; r < p; r++) two += hops(&t, node_of, r) == 2;
+    for (int r = 0; r < p; r++)
+        two += hops(&t, node_of, r) == 2;
     for (int v = 0; v < t.nv; v++)
         if (t.v[v].kind == AC_RT_CLUSTER) has_cluster[node_of[t.v[v].owner]] = 1;
-    for (int n = 0; n < 8; n++) empty += !has_cluster[n];
+    for (int n = 0; n < 8; n++)
+        empty += !has_cluster[n];
     assert_int_equal(two, 24);  /* seed 003 section 6.2: 24 threads gained a proxy */
     assert_int_equal(empty, 4); /* four hosts hold no cluster-root vertex */
-    for (int n = 4; n < 8; n++) assert_false(has_cluster[n]);
+    for (int n = 4; n < 8; n++)
+        assert_false(has_cluster[n]);
     ac_rt_free(&t);
     /* Without the split every leaf crosses at most one link. */
     build_ok(ac_rt_preset_spec(preset("binary4W")), p, node_of, &t);
-    for (int r = 0; r < p; r++) assert_true(hops(&t, node_of, r) <= 1);
+    for (int r = 0; r < p; r++)
+        assert_true(hops(&t, node_of, r) <= 1);
     ac_rt_free(&t);
 }
 
@@ -266,8 +282,10 @@ static void test_links_all(void **state) {
     ac_rt_tree_t t;
     build_ok("host=2,2,2;cluster=flat;links=all", p, node_of, &t);
     /* Every vertex runs on the root node: each leaf of another node crosses exactly once. */
-    for (int v = 0; v < t.nv; v++) assert_int_equal(node_of[t.v[v].owner], 0);
-    for (int r = 0; r < p; r++) assert_int_equal(hops(&t, node_of, r), node_of[r] ? 1 : 0);
+    for (int v = 0; v < t.nv; v++)
+        assert_int_equal(node_of[t.v[v].owner], 0);
+    for (int r = 0; r < p; r++)
+        assert_int_equal(hops(&t, node_of, r), node_of[r] ? 1 : 0);
     ac_rt_free(&t);
     build_ok("host=2,2,2;cluster=flat;links=2", p, node_of, &t);
     /* Nodes 1-3 send their two level-2 partial results: two vertices per node move. */
@@ -292,7 +310,8 @@ static void test_shapes(void **state) {
     /* binary8W: 7 host vertices per node (8 leaves) and 3 cluster vertices. */
     build_ok(ac_rt_preset_spec(preset("binary8W")), p, node_of, &t);
     assert_int_equal(t.nv, 4 * 7 + 3);
-    for (int v = 0; v < t.nv; v++) assert_int_equal(t.v[v].nchild, 2);
+    for (int v = 0; v < t.nv; v++)
+        assert_int_equal(t.v[v].nchild, 2);
     ac_rt_free(&t);
     /* quad8W: fan-in 4 then 2 in each host. */
     build_ok(ac_rt_preset_spec(preset("quad8W")), p, node_of, &t);

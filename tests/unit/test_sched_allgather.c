@@ -46,7 +46,10 @@ static void step_free(step_t *st) {
 
 /* ---------------------------------------------------------------- schedule descriptions */
 
-static int sp_nsteps(int p, int k) { (void)k; return ac_sparbit_nsteps(p); }
+static int sp_nsteps(int p, int k) {
+    (void)k;
+    return ac_sparbit_nsteps(p);
+}
 static void sp_describe(int p, int k, int r, int s, step_t *st) {
     (void)k;
     int d, n;
@@ -61,7 +64,9 @@ static void sp_describe(int p, int k, int r, int s, step_t *st) {
     }
 }
 
-static int kb_nsteps(int p, int k) { return ac_kbruck_nsteps(p, k); }
+static int kb_nsteps(int p, int k) {
+    return ac_kbruck_nsteps(p, k);
+}
 static void kb_describe(int p, int k, int r, int s, step_t *st) {
     st->nsend = st->nrecv = 0;
     for (int j = 1; j <= k; j++) {
@@ -81,7 +86,10 @@ static void kb_describe(int p, int k, int r, int s, step_t *st) {
 
 /* mesh: k = number of dimensions; step = (dimension d, peer index j) flattened. Each phase sends
  * all blocks held to all peers of dimension d in spreading order. */
-static int mesh_nsteps(int p, int k) { (void)p; return k; }
+static int mesh_nsteps(int p, int k) {
+    (void)p;
+    return k;
+}
 static int *mesh_tmp;
 static void mesh_describe(int p, int k, int r, int s, step_t *st) {
     int dims[3];
@@ -100,7 +108,10 @@ static void mesh_describe(int p, int k, int r, int s, step_t *st) {
     }
 }
 
-static int nbx_nsteps(int p, int k) { (void)k; return ac_nbx_nsteps(p); }
+static int nbx_nsteps(int p, int k) {
+    (void)k;
+    return ac_nbx_nsteps(p);
+}
 static void nbx_describe(int p, int k, int r, int s, step_t *st) {
     (void)k;
     st->nsend = st->nrecv = 1;
@@ -126,12 +137,16 @@ static long check_full(const sched_t *S, int p, int k) {
     }
     int L = S->nsteps(p, k);
     for (int s = 0; s < L; s++) {
-        for (int r = 0; r < p; r++) S->describe(p, k, r, s, &st[r]);
+        for (int r = 0; r < p; r++)
+            S->describe(p, k, r, s, &st[r]);
         memset(got, 0, (size_t)p * p);
         for (int r = 0; r < p; r++) {
             for (int m = 0; m < st[r].nsend; m++) {
                 int q = st[r].to[m];
-                if (q < 0 || q >= p || q == r) { bad++; continue; }
+                if (q < 0 || q >= p || q == r) {
+                    bad++;
+                    continue;
+                }
                 for (int t = 0; t < st[r].ns[m]; t++) {
                     int b = st[r].sb[m][t];
                     if (b < 0 || b >= p || !held[(size_t)r * p + b]) bad++;
@@ -141,7 +156,10 @@ static long check_full(const sched_t *S, int p, int k) {
                 for (int x = 0; x < st[q].nrecv; x++) {
                     if (st[q].from[x] != r) continue;
                     found++;
-                    if (st[q].nr[x] != st[r].ns[m]) { bad++; continue; }
+                    if (st[q].nr[x] != st[r].ns[m]) {
+                        bad++;
+                        continue;
+                    }
                     for (int t = 0; t < st[r].ns[m]; t++)
                         if (st[q].rb[x][t] != st[r].sb[m][t]) bad++;
                 }
@@ -150,16 +168,21 @@ static long check_full(const sched_t *S, int p, int k) {
             for (int x = 0; x < st[r].nrecv; x++)
                 for (int t = 0; t < st[r].nr[x]; t++) {
                     int b = st[r].rb[x][t];
-                    if (b < 0 || b >= p) { bad++; continue; }
+                    if (b < 0 || b >= p) {
+                        bad++;
+                        continue;
+                    }
                     if (held[(size_t)r * p + b] || got[(size_t)r * p + b]) bad++;
                     got[(size_t)r * p + b] = 1;
                 }
         }
-        for (size_t i = 0; i < (size_t)p * p; i++) held[i] |= got[i];
+        for (size_t i = 0; i < (size_t)p * p; i++)
+            held[i] |= got[i];
     }
     for (size_t i = 0; i < (size_t)p * p; i++)
         if (!held[i]) bad++;
-    for (int r = 0; r < p; r++) step_free(&st[r]);
+    for (int r = 0; r < p; r++)
+        step_free(&st[r]);
     free(st);
     free(held);
     free(got);
@@ -186,7 +209,10 @@ static long check_symmetric(const sched_t *S, int p, int k) {
             for (int m = 0; m < sq.nsend; m++) {
                 if (sq.to[m] != 0) continue;
                 found++;
-                if (sq.ns[m] != st.nr[x]) { bad++; continue; }
+                if (sq.ns[m] != st.nr[x]) {
+                    bad++;
+                    continue;
+                }
                 for (int t = 0; t < sq.ns[m]; t++) {
                     int b = sq.sb[m][t];
                     /* q holds b iff rank 0 holds b - q */
@@ -197,15 +223,22 @@ static long check_symmetric(const sched_t *S, int p, int k) {
             if (found != 1) bad++;
             for (int t = 0; t < st.nr[x]; t++) {
                 int b = st.rb[x][t];
-                if (b < 0 || b >= p || held[b] || got[b]) { bad++; continue; }
+                if (b < 0 || b >= p || held[b] || got[b]) {
+                    bad++;
+                    continue;
+                }
                 got[b] = 1;
             }
         }
-        for (int i = 0; i < p; i++) held[i] |= got[i];
+        for (int i = 0; i < p; i++)
+            held[i] |= got[i];
         /* symmetry: rank q's step is rank 0's shifted by q */
         for (int q = 1; q < p; q += 1 + p / 3) {
             S->describe(p, k, q, s, &sq);
-            if (sq.nsend != st.nsend) { bad++; continue; }
+            if (sq.nsend != st.nsend) {
+                bad++;
+                continue;
+            }
             for (int m = 0; m < st.nsend; m++) {
                 if (sq.to[m] != ac_mod((long long)st.to[m] + q, p)) bad++;
                 for (int t = 0; t < st.ns[m]; t++)
@@ -247,7 +280,8 @@ static void test_arith(void **state) {
 
 static void test_sparbit_full_small(void **state) {
     (void)state;
-    for (int p = 1; p <= 160; p++) assert_int_equal(check_full(&SPARBIT, p, 1), 0);
+    for (int p = 1; p <= 160; p++)
+        assert_int_equal(check_full(&SPARBIT, p, 1), 0);
 }
 
 static void test_sparbit_all_p(void **state) {
@@ -277,17 +311,22 @@ static void test_sparbit_all_p(void **state) {
 static void test_sparbit_table(void **state) {
     (void)state;
     static const int tab[][8] = {
-        {5, 1, 1, 2},           {6, 1, 1, 3},           {8, 1, 2, 4},
-        {10, 1, 1, 2, 5},       {12, 1, 1, 3, 6},       {21, 1, 1, 3, 5, 10},
-        {33, 1, 1, 2, 4, 8, 16}, {84, 1, 1, 3, 5, 10, 21, 42},
+        {5, 1, 1, 2},
+        {6, 1, 1, 3},
+        {8, 1, 2, 4},
+        {10, 1, 1, 2, 5},
+        {12, 1, 1, 3, 6},
+        {21, 1, 1, 3, 5, 10},
+        {33, 1, 1, 2, 4, 8, 16},
+        {84, 1, 1, 3, 5, 10, 21, 42},
     };
     for (size_t t = 0; t < sizeof tab / sizeof tab[0]; t++) {
         int p = tab[t][0], L = ac_sparbit_nsteps(p);
         for (int i = 0; i < L; i++) {
             int d, n;
             ac_sparbit_step(p, i, &d, &n);
-            if (n != tab[t][1 + i]) fail_msg("sparbit p=%d step %d: n=%d, expected %d", p, i, n,
-                                             tab[t][1 + i]);
+            if (n != tab[t][1 + i])
+                fail_msg("sparbit p=%d step %d: n=%d, expected %d", p, i, n, tab[t][1 + i]);
         }
     }
     /* worked example p = 5, rank 0 (spec 1.7): step 2 sends [0, 3] and receives [4, 2] */
@@ -303,8 +342,8 @@ static void test_bruck_table(void **state) {
     (void)state;
     /* spec/sparbit.md 1.8: Bruck blocks per step */
     static const int tab[][8] = {
-        {6, 1, 2, 2}, {10, 1, 2, 4, 2}, {12, 1, 2, 4, 4}, {21, 1, 2, 4, 8, 5},
-        {33, 1, 2, 4, 8, 16, 1}, {84, 1, 2, 4, 8, 16, 32, 20},
+        {6, 1, 2, 2},        {10, 1, 2, 4, 2},        {12, 1, 2, 4, 4},
+        {21, 1, 2, 4, 8, 5}, {33, 1, 2, 4, 8, 16, 1}, {84, 1, 2, 4, 8, 16, 32, 20},
     };
     for (size_t t = 0; t < sizeof tab / sizeof tab[0]; t++) {
         int p = tab[t][0];
@@ -373,7 +412,8 @@ static void test_mesh_coverage(void **state) {
             int d[3];
             ac_mesh_dims(p, nd, d);
             int maxg = 0;
-            for (int i = 0; i < nd; i++) maxg = d[i] > maxg ? d[i] : maxg;
+            for (int i = 0; i < nd; i++)
+                maxg = d[i] > maxg ? d[i] : maxg;
             if (maxg - 1 > MAXM) continue; /* too many peers for the step record */
             if (check_full(&MESH, p, nd)) fail_msg("mesh%dd p=%d", nd, p);
         }
@@ -391,7 +431,8 @@ static void test_nbar(void **state) {
     for (int S = 1; S <= 64; S++)
         for (int N = 0; N <= S + 3; N++) {
             int tot = 0;
-            for (int s = 0; s <= S; s++) tot += ac_nbar_count(s, S, N);
+            for (int s = 0; s <= S; s++)
+                tot += ac_nbar_count(s, S, N);
             assert_int_equal(tot, N);
             assert_int_equal(ac_nbar_count(S, S, N), 0); /* never after the last step */
         }
@@ -418,11 +459,16 @@ static void test_rdb_fold(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_arith),          cmocka_unit_test(test_sparbit_table),
-        cmocka_unit_test(test_sparbit_full_small), cmocka_unit_test(test_sparbit_all_p),
-        cmocka_unit_test(test_bruck_table),    cmocka_unit_test(test_bruck_all_p),
-        cmocka_unit_test(test_mesh_dims),      cmocka_unit_test(test_mesh_coverage),
-        cmocka_unit_test(test_nbx_coverage),   cmocka_unit_test(test_nbar),
+        cmocka_unit_test(test_arith),
+        cmocka_unit_test(test_sparbit_table),
+        cmocka_unit_test(test_sparbit_full_small),
+        cmocka_unit_test(test_sparbit_all_p),
+        cmocka_unit_test(test_bruck_table),
+        cmocka_unit_test(test_bruck_all_p),
+        cmocka_unit_test(test_mesh_dims),
+        cmocka_unit_test(test_mesh_coverage),
+        cmocka_unit_test(test_nbx_coverage),
+        cmocka_unit_test(test_nbar),
         cmocka_unit_test(test_rdb_fold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

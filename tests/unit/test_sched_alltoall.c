@@ -20,8 +20,8 @@
 #include "sched/te.h"
 
 /* Process counts: every p up to `all`, then a spread of larger ones up to 2048. */
-static const int big_p[] = {255, 256, 257, 384, 500, 511, 512, 768, 1000, 1023, 1024, 1536, 2000,
-                            2047, 2048};
+static const int big_p[] = {255,  256,  257,  384,  500,  511,  512, 768,
+                            1000, 1023, 1024, 1536, 2000, 2047, 2048};
 #define NBIG ((int)(sizeof big_p / sizeof big_p[0]))
 
 static int pnext(int p, int all) {
@@ -51,7 +51,8 @@ static void sim_te(int p, int i) {
     assert_non_null(next);
     assert_non_null(got);
     for (int r = 0; r < p; r++)
-        for (int d = 0; d < p; d++) hold[r * P + d] = r * p + d;
+        for (int d = 0; d < p; d++)
+            hold[r * P + d] = r * p + d;
     for (int s = 1; s <= i; s++) {
         size_t half = P / 2;
         for (int r = 0; r < p; r++) {
@@ -60,9 +61,11 @@ static void sim_te(int p, int i) {
             assert_int_equal(ac_te_partner(p, s, q, &uq), r);
             assert_int_not_equal(ur, uq);
             for (size_t t = 0; t < half; t++) {
-                next[r * P + ac_te_keep_new_slot(p, s, r, t)] = hold[r * P + ac_te_keep_slot(p, s, r, t)];
+                next[r * P + ac_te_keep_new_slot(p, s, r, t)] =
+                    hold[r * P + ac_te_keep_slot(p, s, r, t)];
                 /* the t-th packed block of q's message lands in slot recv_new_slot(t) */
-                next[r * P + ac_te_recv_new_slot(p, s, r, t)] = hold[q * P + ac_te_send_slot(p, s, q, t)];
+                next[r * P + ac_te_recv_new_slot(p, s, r, t)] =
+                    hold[q * P + ac_te_send_slot(p, s, q, t)];
             }
         }
         int *x = hold;
@@ -73,8 +76,8 @@ static void sim_te(int p, int i) {
             for (size_t sl = 0; sl < P; sl++) {
                 int want = ac_te_slot_src(p, s, r, sl) * p + ac_te_slot_dst(p, s, r, sl);
                 if (hold[r * P + sl] != want) {
-                    print_error("te p=%d i=%d step %d rank %d slot %zu: %d != %d\n", p, i, s, r,
-                                sl, hold[r * P + sl], want);
+                    print_error("te p=%d i=%d step %d rank %d slot %zu: %d != %d\n", p, i, s, r, sl,
+                                hold[r * P + sl], want);
                     fail();
                 }
             }
@@ -137,11 +140,13 @@ static void test_te3_cost_tables(void **state) {
                                      {17391, 4896, 1998, 1488, 1530, 1530}};
     static const double te2_56[4] = {1290, 1305, 1380, 1530};
     for (int x = 0; x < 4; x++) {
-        for (int i = 0; i <= 10; i++) assert_float_equal(ac_te3_cost(1024, 1, i, dts[x]), t55[x][i], 1e-9);
+        for (int i = 0; i <= 10; i++)
+            assert_float_equal(ac_te3_cost(1024, 1, i, dts[x]), t55[x][i], 1e-9);
         assert_float_equal(ac_te1_cost(1024, 1, dts[x]), t55[x][0], 1e-9);
         assert_float_equal(ac_te2_cost(1024, 1, dts[x]), te2_55[x], 1e-9);
         assert_int_equal(ac_te3_best_i(1024, dts[x]), best55[x]);
-        for (int i = 0; i <= 5; i++) assert_float_equal(ac_te3_cost(1024, 3, i, dts[x]), t56[x][i], 1e-9);
+        for (int i = 0; i <= 5; i++)
+            assert_float_equal(ac_te3_cost(1024, 3, i, dts[x]), t56[x][i], 1e-9);
         assert_float_equal(ac_te1_cost(1024, 3, dts[x]), t56[x][0], 1e-9);
         assert_float_equal(ac_te2_cost(1024, 3, dts[x]), te2_56[x], 1e-9);
     }
@@ -170,7 +175,8 @@ static void sim_bruck(int p, int k) {
     assert_non_null(slots);
     assert_non_null(seen);
     for (int r = 0; r < p; r++)
-        for (int t = 0; t < p; t++) hold[r * P + t] = r * p + (r + t) % p;
+        for (int t = 0; t < p; t++)
+            hold[r * P + t] = r * p + (r + t) % p;
     int ns = ac_kbruck_nsteps(p, k);
     for (int s = 0; s < ns; s++) {
         memcpy(next, hold, P * P * sizeof(int));
@@ -249,7 +255,8 @@ static void test_ring_pair(void **state) {
         }
         for (int N = 0; N <= 9; N++) {
             int tot = 0;
-            for (int s = 0; s < p; s++) tot += ac_nbar_count(s, p - 1, N);
+            for (int s = 0; s < p; s++)
+                tot += ac_nbar_count(s, p - 1, N);
             assert_int_equal(tot, N);
         }
         free(got);
@@ -272,7 +279,8 @@ static void test_mesh_rows(void **state) {
             int dims[3];
             ac_mesh_dims(p, nd, dims);
             memset(rows, 0, P * P);
-            for (int r = 0; r < p; r++) rows[r * P + r] = 1;
+            for (int r = 0; r < p; r++)
+                rows[r * P + r] = 1;
             for (int d = 0; d < nd; d++)
                 for (int r = 0; r < p; r++)
                     for (int j = 1; j < dims[d]; j++) {
@@ -318,11 +326,13 @@ static void test_rdb_rows(void **state) {
                 int q = u ^ (1 << k);
                 int n = ac_rdb_fold_blocks(p, ac_rdb_start(q, k), 1 << k, l);
                 sort_ints(l, n);
-                for (int x = 0; x < n; x++) rows[u * P + l[x]]++;
+                for (int x = 0; x < n; x++)
+                    rows[u * P + l[x]]++;
             }
         /* folded ranks get their column from u: count it as all rows once */
         for (int u = 0; u < e; u++)
-            for (int o = 0; o < p; o++) rows[(u + pp) * P + o] = rows[u * P + o];
+            for (int o = 0; o < p; o++)
+                rows[(u + pp) * P + o] = rows[u * P + o];
         check_all_once(rows, p, "rdb", 0);
         free(l);
         free(rows);
@@ -342,7 +352,8 @@ static void sim_hier(int p, const int *node_of, int nnodes) {
     for (int A = 0; A < nnodes; A++) {
         int na = ac_a2a_node_members(node_of, p, A, ma);
         tot += na;
-        for (int x = 1; x < na; x++) assert_true(ma[x] > ma[x - 1]);
+        for (int x = 1; x < na; x++)
+            assert_true(ma[x] > ma[x - 1]);
         for (int B = 0; B < nnodes; B++) {
             int nb = ac_a2a_node_members(node_of, p, B, mb);
             for (size_t t = 0; t < (size_t)na * (size_t)nb; t++) {
@@ -369,13 +380,17 @@ static void test_hier_blocks(void **state) {
             /* sequential (blocks of ceil(p/nn)), cyclic, and uneven (node of r = r^2 mod nn,
              * renumbered by lowest rank) */
             int per = (p + nn - 1) / nn, used = 0;
-            for (int r = 0; r < p; r++) node_of[r] = r / per;
-            for (int r = 0; r < p; r++) used = node_of[r] + 1 > used ? node_of[r] + 1 : used;
+            for (int r = 0; r < p; r++)
+                node_of[r] = r / per;
+            for (int r = 0; r < p; r++)
+                used = node_of[r] + 1 > used ? node_of[r] + 1 : used;
             sim_hier(p, node_of, used);
-            for (int r = 0; r < p; r++) node_of[r] = r % nn;
+            for (int r = 0; r < p; r++)
+                node_of[r] = r % nn;
             sim_hier(p, node_of, nn);
             int map[9], nmap = 0;
-            for (int x = 0; x < 9; x++) map[x] = -1;
+            for (int x = 0; x < 9; x++)
+                map[x] = -1;
             for (int r = 0; r < p; r++) {
                 int raw = (int)(((long long)r * r) % nn);
                 if (map[raw] < 0) map[raw] = nmap++;

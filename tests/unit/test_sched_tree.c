@@ -31,13 +31,15 @@ typedef struct {
 } shape_t;
 
 static const shape_t shapes[] = {
-    {AC_TREE_KNOMIAL, 2}, {AC_TREE_KNOMIAL, 3}, {AC_TREE_KNOMIAL, 4}, {AC_TREE_KNOMIAL, 8},
-    {AC_TREE_KNOMIAL, 0}, {AC_TREE_KARY, 1},    {AC_TREE_KARY, 2},    {AC_TREE_KARY, 3},
-    {AC_TREE_KARY, 4},
+    {AC_TREE_KNOMIAL, 2}, {AC_TREE_KNOMIAL, 3}, {AC_TREE_KNOMIAL, 4},
+    {AC_TREE_KNOMIAL, 8}, {AC_TREE_KNOMIAL, 0}, {AC_TREE_KARY, 1},
+    {AC_TREE_KARY, 2},    {AC_TREE_KARY, 3},    {AC_TREE_KARY, 4},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
-static ac_tree_t mk(const shape_t *s, int p) { return ac_tree_make(s->kind, s->k ? s->k : p, p); }
+static ac_tree_t mk(const shape_t *s, int p) {
+    return ac_tree_make(s->kind, s->k ? s->k : p, p);
+}
 
 /* Structural check in virtual ranks; returns 0 when fine. */
 static int check_shape(const ac_tree_t *t, int *seen, int *queue, int *sub) {
@@ -50,17 +52,19 @@ static int check_shape(const ac_tree_t *t, int *seen, int *queue, int *sub) {
         int v = queue[head++], n = ac_tree_nchildren(t, v), prev = v;
         for (int i = 0; i < n; i++) {
             int c = ac_tree_child(t, v, i);
-            if (c <= prev || c >= p) return 2;      /* increasing, in range */
+            if (c <= prev || c >= p) return 2;       /* increasing, in range */
             if (ac_tree_parent(t, c) != v) return 3; /* parent and child agree */
-            if (seen[c]++) return 4;                /* reached once */
+            if (seen[c]++) return 4;                 /* reached once */
             queue[tail++] = c;
             prev = c;
         }
         if (ac_tree_child(t, v, n) != -1) return 5;
     }
     if (tail != p) return 6; /* every rank reached */
-    for (int v = 0; v < p; v++) sub[v] = 1;
-    for (int i = p - 1; i > 0; i--) sub[ac_tree_parent(t, queue[i])] += sub[queue[i]];
+    for (int v = 0; v < p; v++)
+        sub[v] = 1;
+    for (int i = p - 1; i > 0; i--)
+        sub[ac_tree_parent(t, queue[i])] += sub[queue[i]];
     for (int v = 0; v < p; v++) {
         if (ac_tree_subtree(t, v) != sub[v]) return 7;
         if (t->kind == AC_TREE_KNOMIAL && v > 0) {
@@ -177,7 +181,8 @@ static void test_pipeline(void **state) {
                     free(delta);
                     if (rounds > nseg + p + 2) fail_msg("pipeline stuck p=%d", p);
                 }
-                for (int v = 1; v < p; v++) assert_int_equal(nhave[v], nseg);
+                for (int v = 1; v < p; v++)
+                    assert_int_equal(nhave[v], nseg);
                 if (p > 1) assert_int_equal(rounds, nseg + ac_tree_height(&t) - 1);
                 free(have);
                 free(sent);
@@ -222,9 +227,8 @@ static void test_reduce_order(void **state) {
     (void)state;
     int *lo = malloc(PMAX * sizeof(int)), *hi = malloc(PMAX * sizeof(int));
     for (int p = 1; p <= PMAX; p++) {
-        const shape_t ordered[] = {{AC_TREE_KNOMIAL, 2}, {AC_TREE_KNOMIAL, 3},
-                                   {AC_TREE_KNOMIAL, 4}, {AC_TREE_KNOMIAL, 8},
-                                   {AC_TREE_KNOMIAL, 0}, {AC_TREE_KARY, 1}};
+        const shape_t ordered[] = {{AC_TREE_KNOMIAL, 2}, {AC_TREE_KNOMIAL, 3}, {AC_TREE_KNOMIAL, 4},
+                                   {AC_TREE_KNOMIAL, 8}, {AC_TREE_KNOMIAL, 0}, {AC_TREE_KARY, 1}};
         for (size_t s = 0; s < sizeof ordered / sizeof ordered[0]; s++) {
             ac_tree_t t = mk(&ordered[s], p);
             int rc = reduce_rank_ordered(&t, lo, hi);
@@ -320,7 +324,8 @@ static void test_split_binary(void **state) {
         for (int v = 1; v < p; v++) {
             int side, partner, top = v;
             ac_tree_split_pair(p, v, &side, &partner);
-            while (top > 2) top = ac_tree_parent(&t, top);
+            while (top > 2)
+                top = ac_tree_parent(&t, top);
             assert_int_equal(side, top - 1); /* side = subtree of 1 (0) or of 2 (1) */
             if (partner == 0) {
                 assert_int_equal(isorph[v], 1); /* second half from the root */

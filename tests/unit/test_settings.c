@@ -37,6 +37,21 @@ static void settings_values(void **st) {
     assert_string_equal(s.forced[AUTOCOLL_ALLGATHER], "linear");
     assert_string_equal(s.forced[AUTOCOLL_REDUCE_SCATTER_BLOCK], "native");
     assert_string_equal(s.forced[AUTOCOLL_BCAST], "");
+    assert_int_equal(s.node_layout, AC_LAYOUT_AUTO);
+    ac_settings_parse(&s, "AUTOCOLL_NODE_LAYOUT=cyclic:3\n", err, sizeof err);
+    assert_int_equal(s.node_layout, AC_LAYOUT_CYCLIC);
+    assert_int_equal(s.node_param, 3);
+    ac_settings_parse(&s, "AUTOCOLL_NODE_LAYOUT=block:16\n", err, sizeof err);
+    assert_int_equal(s.node_layout, AC_LAYOUT_BLOCK);
+    assert_int_equal(s.node_param, 16);
+    const char *bad[] = {"block:0", "block:", "cyclic:x", "ring:3", "block:3x", "cyclic:-2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "AUTOCOLL_NODE_LAYOUT=%s\n", bad[i]);
+        ac_settings_parse(&s, line, err, sizeof err);
+        assert_int_equal(s.node_layout, AC_LAYOUT_AUTO);
+        assert_non_null(strstr(err, "AUTOCOLL_NODE_LAYOUT"));
+    }
 }
 
 static void settings_garbage(void **st) {
@@ -73,9 +88,9 @@ static void param_spec(void **st) {
     ac_param_t q[AC_MAX_PARAMS];
     char err[256];
     assert_int_equal(ac_param_spec_parse("", q, AC_MAX_PARAMS, err, sizeof err), 0);
-    assert_int_equal(ac_param_spec_parse("seg=int[1..65536]:1024,512,8192", q, AC_MAX_PARAMS, err,
-                                         sizeof err),
-                     1);
+    assert_int_equal(
+        ac_param_spec_parse("seg=int[1..65536]:1024,512,8192", q, AC_MAX_PARAMS, err, sizeof err),
+        1);
     assert_string_equal(q[0].name, "seg");
     assert_int_equal(q[0].ncand, 3);
     assert_int_equal(q[0].cand[0], 1024);
@@ -87,15 +102,60 @@ static void param_spec(void **st) {
     assert_int_equal(q[1].type, AC_PT_ALG);
     assert_int_equal(q[1].ref_coll, AUTOCOLL_BCAST);
     assert_string_equal(q[1].cand_alg[1], "native");
-    const char *bad[] = {"seg", "seg=", "seg=int[1..2]", "seg=int[1..2]:3", "seg=int[5..2]:3",
-                         "seg=float:1", "x=alg(nope):a", "x=int[1..9]:1;", "x=int[1..9]:1,",
+    const char *bad[] = {"seg",
+                         "seg=",
+                         "seg=int[1..2]",
+                         "seg=int[1..2]:3",
+                         "seg=int[5..2]:3",
+                         "seg=float:1",
+                         "x=alg(nope):a",
+                         "x=int[1..9]:1;",
+                         "x=int[1..9]:1,",
                          "x=int[1..9]:1;y=int[0..1]:0;z=int[0..1]:0;w=int[0..1]:0;v=int[0..1]:0",
-                         "=int[1..2]:1", "x=int[1..9]:1x"};
+                         "=int[1..2]:1",
+                         "x=int[1..9]:1x"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = '\0';
         assert_int_equal(ac_param_spec_parse(bad[i], q, AC_MAX_PARAMS, err, sizeof err), -1);
         assert_true(strlen(err) > 0);
     }
+}
+
+/* String parameters: preset names as candidates, any string forced, quoted when it holds the
+ * instance syntax's separators; formatting and parsing are inverse. */
+static void str_param(void **st) {
+    (void)st;
+    ac_param_t q[AC_MAX_PARAMS];
+    char err[256], buf[512];
+    assert_int_equal(ac_param_spec_parse("spec=str:flat,binary", q, AC_MAX_PARAMS, err, sizeof err),
+                     1);
+    assert_int_equal(q[0].type, AC_PT_STR);
+    assert_int_equal(q[0].ncand, 2);
+    const ac_alg_t *tree = ac_alg_find(AUTOCOLL_ALLREDUCE, "tree");
+    assert_non_null(tree);
+    ac_inst_t in, back;
+    assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, "tree", &in, err, sizeof err), 0);
+    assert_string_equal(ac_param_str(&in, "spec"), tree->param[0].cand_alg[0]);
+    assert_int_equal(
+        ac_inst_parse(AUTOCOLL_ALLREDUCE, "tree:spec=\"host=2,2;cluster=2*;split=3:shift\"", &in,
+                      err, sizeof err),
+        0);
+    assert_string_equal(ac_param_str(&in, "spec"), "host=2,2;cluster=2*;split=3:shift");
+    ac_inst_format(&in, buf, sizeof buf);
+    assert_string_equal(buf, "tree:spec=\"host=2,2;cluster=2*;split=3:shift\"");
+    assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, buf, &back, err, sizeof err), 0);
+    assert_string_equal(ac_param_str(&back, "spec"), ac_param_str(&in, "spec"));
+    assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, "tree:spec=split4W", &in, err, sizeof err),
+                     0);
+    ac_inst_format(&in, buf, sizeof buf);
+    assert_string_equal(buf, "tree:spec=split4W");
+    const char *bad[] = {"tree:spec=", "tree:spec=\"host=2", "tree:spec=\"a\"b", "tree:spec"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, bad[i], &in, err, sizeof err), -1);
+    char longv[300] = "tree:spec=";
+    memset(longv + 10, 'x', 200);
+    longv[210] = '\0';
+    assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, longv, &in, err, sizeof err), -1);
 }
 
 static void inst_spec(void **st) {
@@ -167,7 +227,8 @@ static void registry_consistent(void **st) {
             assert_true(strlen(a->group) > 0);
             assert_true(strlen(a->name) < AC_NAME_LEN);
             assert_int_equal(a->flags & ~((unsigned)AUTOCOLL_R_NATIVE * 2 - 1), 0);
-            for (int j = 0; j < i; j++) assert_string_not_equal(ac_alg_get(c, j)->name, a->name);
+            for (int j = 0; j < i; j++)
+                assert_string_not_equal(ac_alg_get(c, j)->name, a->name);
         }
     }
     assert_int_equal(ac_coll_from_name("nope"), -1);
@@ -187,9 +248,9 @@ static void size_class(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(settings_defaults), cmocka_unit_test(settings_values),
-        cmocka_unit_test(settings_garbage),  cmocka_unit_test(param_spec),
-        cmocka_unit_test(inst_spec),         cmocka_unit_test(inst_roundtrip),
+        cmocka_unit_test(settings_defaults),   cmocka_unit_test(settings_values),
+        cmocka_unit_test(settings_garbage),    cmocka_unit_test(param_spec),
+        cmocka_unit_test(inst_spec),         cmocka_unit_test(str_param),           cmocka_unit_test(inst_roundtrip),
         cmocka_unit_test(registry_consistent), cmocka_unit_test(size_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* Block geometry, message helpers and the ring/pair step families shared by the allgather and
- * allgatherv algorithms (see ag_common.h). */
+ * allgatherv algorithms (see ag_common.h). Not an algorithm of its own: Algorithm, Cost,
+ * Restrictions and Reference are given by each algorithm file that uses these helpers. */
 #include <limits.h>
 #include <stdlib.h>
 #include "ag_common.h"
@@ -29,7 +30,8 @@ int ac_agb_setup(const ac_args_t *a, ac_agb_t *g) {
 }
 
 int ac_agb_range(int *out, int start, int n, int p) {
-    for (int t = 0; t < n; t++) out[t] = ac_mod((long long)start + t, p);
+    for (int t = 0; t < n; t++)
+        out[t] = ac_mod((long long)start + t, p);
     return n;
 }
 
@@ -115,7 +117,8 @@ int ac_agx_steps(const ac_args_t *a, int kind, int sync, int nbar) {
     int ttag = AC_AG_TOKEN_TAG(a->coll);
     if (err != MPI_SUCCESS) return err;
     if (sync == AC_SYNC_NBAR)
-        for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--) AC_CHECK(PMPI_Barrier(a->comm));
+        for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--)
+            AC_CHECK(PMPI_Barrier(a->comm));
     for (int s = 1; s < p; s++) {
         int to = kind == AC_AGS_PAIR ? ac_pair_peer(me, s) : ac_ring_to(me, p, s);
         int from = kind == AC_AGS_PAIR ? ac_pair_peer(me, s) : ac_ring_from(me, p, s);

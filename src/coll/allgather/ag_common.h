@@ -26,7 +26,9 @@ typedef struct {
     const int *counts, *displs; /* allgatherv; NULL for allgather */
 } ac_agb_t;
 
-static inline int ac_agb_count(const ac_agb_t *g, int b) { return g->counts ? g->counts[b] : g->count; }
+static inline int ac_agb_count(const ac_agb_t *g, int b) {
+    return g->counts ? g->counts[b] : g->count;
+}
 static inline char *ac_agb_addr(const ac_agb_t *g, int b) {
     return g->buf + (g->counts ? (MPI_Aint)g->displs[b] : (MPI_Aint)b * g->count) * g->ext;
 }
@@ -62,7 +64,7 @@ int ac_agx_steps(const ac_args_t *a, int kind, int sync, int nbar);
 
 /* Tag of the zero-byte synchronisation tokens (distinct from data: a token and a data message
  * can travel between the same two ranks in the same step). */
-#define AC_AG_TOKEN_TAG(coll) (AC_TAG(coll) + 1000)
+#define AC_AG_TOKEN_TAG(coll) AC_TAG_SYNC(coll)
 
 /* Shared bodies of algorithms registered for both allgather and allgatherv. */
 int ac_agx_sparbit(const ac_args_t *a, int packed);

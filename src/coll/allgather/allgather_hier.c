@@ -52,8 +52,10 @@ int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             err = MPI_ERR_NO_MEM;
             goto fn_exit;
         }
-        for (int r = 0; r < p; r++) cnt[ctx->node_of[r]] += ac_agb_count(&g, r);
-        for (int n = 0; n < nn; n++) tot += cnt[n];
+        for (int r = 0; r < p; r++)
+            cnt[ctx->node_of[r]] += ac_agb_count(&g, r);
+        for (int n = 0; n < nn; n++)
+            tot += cnt[n];
         long long off = 0;
         for (int n = 0; n < nn; n++) {
             ncount[n] = cnt[n] > INT_MAX ? INT_MAX : (int)cnt[n];
@@ -87,8 +89,8 @@ int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                                 i, ntag, ctx->node_comm, &req[nreq++]));
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     } else {
-        AC_CHECK(PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag,
-                           ctx->node_comm));
+        AC_CHECK(
+            PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag, ctx->node_comm));
     }
 
     /* (2)-(3) leaders: pack, allgatherv of node segments, unpack */
@@ -131,7 +133,8 @@ int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         ac_agb_t gn = g;
         gn.comm = ctx->node_comm;
         int n = ac_agb_range(blk, 0, p, p), mask = 1;
-        while (mask < ns && !(nr & mask)) mask <<= 1;
+        while (mask < ns && !(nr & mask))
+            mask <<= 1;
         if (nr > 0) {
             AC_CHECK(ac_agb_irecv(&gn, blk, n, nr - mask, &req[0]));
             AC_CHECK(PMPI_Wait(&req[0], MPI_STATUS_IGNORE));

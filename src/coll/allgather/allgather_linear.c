@@ -30,8 +30,8 @@ int ac_allgather_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
         int dst = (me + i) % p;
         AC_CHECK(PMPI_Isend(mine, mcount, mtype, dst, AC_TAG(a->coll), a->comm, &req[nreq++]));
     }
-    if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, a->scount, a->stype, rbuf + me * blk, a->rcount,
-                                         a->rtype));
+    if (!a->inplace)
+        AC_CHECK(ac_dt_copy(a->sbuf, a->scount, a->stype, rbuf + me * blk, a->rcount, a->rtype));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
 fn_exit:
     free(req);

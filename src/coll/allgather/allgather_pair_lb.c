@@ -3,7 +3,7 @@
  *   blocks with i ^ s) where, before the data of every step s >= 2, the two partners post their
  *   receives and swap zero-byte tokens ("my receive is posted") before sending their data.
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_l; n = bytes of a block.
- * Restrictions: POF2. Memory: none. Tokens use tag AC_TAG + 1000.
+ * Restrictions: POF2. Memory: none. Tokens use tag AC_TAG_SYNC.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1 (light barrier);
  *   spec star-stage-ethernet.md 2.0 (exact token protocol).
  */

@@ -4,7 +4,7 @@
  *   from i-s, sends a zero-byte token to i-s ("my receive is posted") and waits for the token of
  *   i+s before sending: no rank is ever the target of two data messages at once.
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_l; n = bytes of a block.
- * Restrictions: none. Memory: none. Tokens use tag AC_TAG + 1000.
+ * Restrictions: none. Memory: none. Tokens use tag AC_TAG_SYNC.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1 (light barrier);
  *   spec star-stage-ethernet.md 2.0 (exact token protocol).
  */

@@ -40,8 +40,10 @@ int ac_agx_sparbit(const ac_args_t *a, int packed) {
             if (nr) AC_CHECK(ac_agb_irecv(&g, rb, nr, from, &req[nreq++]));
             if (ns) AC_CHECK(ac_agb_isend(&g, sb, ns, to, &req[nreq++]));
         } else {
-            for (int j = 0; j < nr; j++) AC_CHECK(ac_agb_irecv(&g, &rb[j], 1, from, &req[nreq++]));
-            for (int j = 0; j < ns; j++) AC_CHECK(ac_agb_isend(&g, &sb[j], 1, to, &req[nreq++]));
+            for (int j = 0; j < nr; j++)
+                AC_CHECK(ac_agb_irecv(&g, &rb[j], 1, from, &req[nreq++]));
+            for (int j = 0; j < ns; j++)
+                AC_CHECK(ac_agb_isend(&g, &sb[j], 1, to, &req[nreq++]));
         }
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     }

@@ -23,7 +23,8 @@ int ac_allgather_spread(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
         int from = ac_ring_from(me, p, s);
         AC_CHECK(ac_agb_irecv(&g, &from, 1, from, &req[nreq++]));
     }
-    for (int s = 1; s < p; s++) AC_CHECK(ac_agb_isend(&g, &me, 1, ac_ring_to(me, p, s), &req[nreq++]));
+    for (int s = 1; s < p; s++)
+        AC_CHECK(ac_agb_isend(&g, &me, 1, ac_ring_to(me, p, s), &req[nreq++]));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
 fn_exit:
     free(req);

@@ -1,11 +1,11 @@
 /*
- * Algorithm: Bruck, direct placement, allgatherv form: the schedule of src/coll/allgather/allgather_bruck.c run on
- *   blocks of rcounts[b] elements at rdispls[b] (displacements in any order). A message of
- *   several blocks is one message: the blocks' slots directly when they are adjacent in memory,
- *   otherwise an MPI_Type_create_hindexed over them (ag_common.c), so no packing copy is made.
- * Cost: ceil(log2 p) alpha + sum n_j beta; n_j = bytes of block j.
- * Restrictions: none (as the allgather form). Memory: as the allgather form.
- * Reference: seed 001 2.4.4 (see allgather_bruck.c); spec star-stage-ethernet.md 2.3.
+ * Algorithm: Bruck, direct placement, allgatherv form: the schedule of
+ * src/coll/allgather/allgather_bruck.c run on blocks of rcounts[b] elements at rdispls[b]
+ * (displacements in any order). A message of several blocks is one message: the blocks' slots
+ * directly when they are adjacent in memory, otherwise an MPI_Type_create_hindexed over them
+ * (ag_common.c), so no packing copy is made. Cost: ceil(log2 p) alpha + sum n_j beta; n_j = bytes
+ * of block j. Restrictions: none (as the allgather form). Memory: as the allgather form. Reference:
+ * seed 001 2.4.4 (see allgather_bruck.c); spec star-stage-ethernet.md 2.3.
  */
 #include "../algs.h"
 

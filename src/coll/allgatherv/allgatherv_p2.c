@@ -1,9 +1,9 @@
 /*
- * Algorithm: two-process exchange, allgatherv form: the schedule of src/coll/allgather/allgather_p2.c run on
- *   blocks of rcounts[b] elements at rdispls[b] (displacements in any order). A message of
- *   several blocks is one message: the blocks' slots directly when they are adjacent in memory,
- *   otherwise an MPI_Type_create_hindexed over them (ag_common.c), so no packing copy is made.
- * Cost: alpha + n_other beta; n_j = bytes of block j.
+ * Algorithm: two-process exchange, allgatherv form: the schedule of
+ * src/coll/allgather/allgather_p2.c run on blocks of rcounts[b] elements at rdispls[b]
+ * (displacements in any order). A message of several blocks is one message: the blocks' slots
+ * directly when they are adjacent in memory, otherwise an MPI_Type_create_hindexed over them
+ * (ag_common.c), so no packing copy is made. Cost: alpha + n_other beta; n_j = bytes of block j.
  * Restrictions: P2 (as the allgather form). Memory: as the allgather form.
  * Reference: seed 000 4.1.1.1 (see allgather_p2.c); spec star-stage-ethernet.md 2.3.
  */

@@ -1,11 +1,11 @@
 /*
- * Algorithm: pair (XOR) exchange, allgatherv form: the schedule of src/coll/allgather/allgather_pair.c run on
- *   blocks of rcounts[b] elements at rdispls[b] (displacements in any order). A message of
- *   several blocks is one message: the blocks' slots directly when they are adjacent in memory,
- *   otherwise an MPI_Type_create_hindexed over them (ag_common.c), so no packing copy is made.
- * Cost: (p-1) alpha + sum n_j beta; n_j = bytes of block j.
- * Restrictions: POF2 (as the allgather form). Memory: as the allgather form.
- * Reference: seed 000 4.1.1.1 (see allgather_pair.c); spec star-stage-ethernet.md 2.3.
+ * Algorithm: pair (XOR) exchange, allgatherv form: the schedule of
+ * src/coll/allgather/allgather_pair.c run on blocks of rcounts[b] elements at rdispls[b]
+ * (displacements in any order). A message of several blocks is one message: the blocks' slots
+ * directly when they are adjacent in memory, otherwise an MPI_Type_create_hindexed over them
+ * (ag_common.c), so no packing copy is made. Cost: (p-1) alpha + sum n_j beta; n_j = bytes of block
+ * j. Restrictions: POF2 (as the allgather form). Memory: as the allgather form. Reference: seed
+ * 000 4.1.1.1 (see allgather_pair.c); spec star-stage-ethernet.md 2.3.
  */
 #include "../algs.h"
 

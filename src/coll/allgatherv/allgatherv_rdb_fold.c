@@ -1,10 +1,10 @@
 /*
- * Algorithm: recursive doubling with fold, any p, allgatherv form: the schedule of src/coll/allgather/allgather_rdb_fold.c run on
- *   blocks of rcounts[b] elements at rdispls[b] (displacements in any order). A message of
- *   several blocks is one message: the blocks' slots directly when they are adjacent in memory,
- *   otherwise an MPI_Type_create_hindexed over them (ag_common.c), so no packing copy is made.
- * Cost: (log2(p')+2) alpha + up to 2 sum n_j beta; n_j = bytes of block j.
- * Restrictions: none (as the allgather form). Memory: as the allgather form.
+ * Algorithm: recursive doubling with fold, any p, allgatherv form: the schedule of
+ * src/coll/allgather/allgather_rdb_fold.c run on blocks of rcounts[b] elements at rdispls[b]
+ * (displacements in any order). A message of several blocks is one message: the blocks' slots
+ * directly when they are adjacent in memory, otherwise an MPI_Type_create_hindexed over them
+ * (ag_common.c), so no packing copy is made. Cost: (log2(p')+2) alpha + up to 2 sum n_j beta; n_j =
+ * bytes of block j. Restrictions: none (as the allgather form). Memory: as the allgather form.
  * Reference: seed 000 4.1.1.1 (see allgather_rdb_fold.c); spec star-stage-ethernet.md 2.3.
  */
 #include "../algs.h"

@@ -1,9 +1,9 @@
 /*
- * Algorithm: Sparbit-v, one indexed message per step, allgatherv form: the schedule of src/coll/allgather/allgather_sparbit_packed.c run on
- *   blocks of rcounts[b] elements at rdispls[b] (displacements in any order). A message of
- *   several blocks is one message: the blocks' slots directly when they are adjacent in memory,
- *   otherwise an MPI_Type_create_hindexed over them (ag_common.c), so no packing copy is made.
- * Cost: L alpha + sum n_j beta; n_j = bytes of block j.
+ * Algorithm: Sparbit-v, one indexed message per step, allgatherv form: the schedule of
+ * src/coll/allgather/allgather_sparbit_packed.c run on blocks of rcounts[b] elements at rdispls[b]
+ * (displacements in any order). A message of several blocks is one message: the blocks' slots
+ * directly when they are adjacent in memory, otherwise an MPI_Type_create_hindexed over them
+ * (ag_common.c), so no packing copy is made. Cost: L alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: none (as the allgather form). Memory: as the allgather form.
  * Reference: seed 001 4.2 (see allgather_sparbit_packed.c); spec star-stage-ethernet.md 2.3.
  */

@@ -56,7 +56,8 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     char *mine = ac_dt_at(a->rbuf, t, blk[me]);
     AC_CHECK(ac_dt_copy(ac_dt_at(pieces, t, (size_t)(p - 1) * (size_t)mc), mc, t, mine, mc, t));
     for (int r = p - 2; r >= 0; r--)
-        AC_CHECK(PMPI_Reduce_local(ac_dt_at(pieces, t, (size_t)r * (size_t)mc), mine, mc, t, a->op));
+        AC_CHECK(
+            PMPI_Reduce_local(ac_dt_at(pieces, t, (size_t)r * (size_t)mc), mine, mc, t, a->op));
     ac_args_t y = *a;
     y.coll = AUTOCOLL_ALLGATHERV;
     y.sbuf = MPI_IN_PLACE;

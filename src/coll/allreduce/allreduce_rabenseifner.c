@@ -31,7 +31,8 @@ int ac_allreduce_rabenseifner(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t 
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    for (int j = 0; j < g; j++) map[j] = ac_fold_leader_of(&f, j);
+    for (int j = 0; j < g; j++)
+        map[j] = ac_fold_leader_of(&f, j);
     ac_rs_split((size_t)n, g, blk);
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a->coll)));

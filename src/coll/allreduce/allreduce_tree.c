@@ -1,5 +1,5 @@
 /*
- * Algorithm: configurable reduction tree: the preset selected by parameter `shape` (see
+ * Algorithm: configurable reduction tree: the tree given by parameter `spec` (a preset name or a specification string) (see
  *   src/sched/rtree.c and docs/reduction-trees.md) is built for the communicator's node layout
  *   into a tree of partial-reduction vertices, each with an owner rank: host subtrees group the
  *   ranks of a node F1 at a time, then F2, ...; a cluster-root subtree over the node outputs
@@ -29,7 +29,9 @@ typedef struct {
     int key, vertex, pos, src;
 } rchild_t;
 
-static int key_of(int p, int item) { return item < 0 ? AC_RT_LEAF_RANK(item) : p + item; }
+static int key_of(int p, int item) {
+    return item < 0 ? AC_RT_LEAF_RANK(item) : p + item;
+}
 
 static int cmp_rchild(const void *x, const void *y) {
     const rchild_t *a = x, *b = y;
@@ -52,15 +54,19 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     const char *mine = ac_rs_input(a);
     size_t span = (size_t)n; /* elements per slot */
 
-    long shape = ac_param_int(in, "shape");
-    if (ac_rt_parse(ac_rt_preset_spec((int)shape), &spec, msg, sizeof msg) ||
+    /* The parameter is a preset name or a specification string (docs/reduction-trees.md). */
+    const char *sv = ac_param_str(in, "spec");
+    for (int i = 0; sv && i < ac_rt_npresets(); i++)
+        if (strcmp(sv, ac_rt_preset_name(i)) == 0) sv = ac_rt_preset_spec(i);
+    if (!sv || ac_rt_parse(sv, &spec, msg, sizeof msg) ||
         !(node = malloc((size_t)p * sizeof *node)))
         return MPI_ERR_ARG;
     /* Node of every rank of a->comm (a part may run on a sub-communicator of ctx). */
     if (a->comm == ctx->comm) {
         memcpy(node, ctx->node_of, (size_t)p * sizeof *node);
     } else {
-        for (int r = 0; r < p; r++) node[r] = r; /* unknown layout: one rank per node */
+        for (int r = 0; r < p; r++)
+            node[r] = r; /* unknown layout: one rank per node */
     }
     if (ac_rt_build(&spec, p, node, &tr, msg, sizeof msg)) {
         free(node);
@@ -112,13 +118,16 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 val = it < 0 ? mine : VAL(vbuf, vslot[it]);
             } else {
                 int i = 0;
-                while (!(rc[i].vertex == v && rc[i].pos == c)) i++;
+                while (!(rc[i].vertex == v && rc[i].pos == c))
+                    i++;
                 AC_CHECK(PMPI_Wait(&rreq[i], MPI_STATUS_IGNORE));
                 val = VAL(rbuf, i);
             }
             /* acc = c_j op acc from the last child down: c_0 op (c_1 op (...)). */
-            if (c == tr.v[v].nchild - 1) AC_CHECK(ac_dt_copy(val, n, t, acc, n, t));
-            else AC_CHECK(PMPI_Reduce_local(val, acc, n, t, a->op));
+            if (c == tr.v[v].nchild - 1)
+                AC_CHECK(ac_dt_copy(val, n, t, acc, n, t));
+            else
+                AC_CHECK(PMPI_Reduce_local(val, acc, n, t, a->op));
         }
         int par = tr.v[v].parent;
         if (par >= 0 && tr.v[par].owner != me)

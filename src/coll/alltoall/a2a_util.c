@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the alltoall and alltoallv algorithms: block view, windowed direct exchange
  * and the step-wise ring/pair engine with its synchronisation variants (seed 000, Faraj 2006,
- * section 4.1.1.1; spec star-stage-ethernet.md section 2.0). Not an algorithm of its own.
+ * section 4.1.1.1; spec star-stage-ethernet.md section 2.0). Not an algorithm of its own:
+ * Algorithm, Cost, Restrictions and Reference are given by each algorithm file using them.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -60,13 +61,13 @@ void ac_a2a_view_free(ac_a2a_view_t *v) {
 }
 
 int ac_a2a_self_copy(const ac_a2a_view_t *v) {
-    return ac_dt_copy(ac_a2a_sptr(v, v->me), ac_a2a_scnt(v, v->me), v->stype,
-                      ac_a2a_rptr(v, v->me), ac_a2a_rcnt(v, v->me), v->rtype);
+    return ac_dt_copy(ac_a2a_sptr(v, v->me), ac_a2a_scnt(v, v->me), v->stype, ac_a2a_rptr(v, v->me),
+                      ac_a2a_rcnt(v, v->me), v->rtype);
 }
 
 /* Post the receive of block `src` and the send of block `dst` of one direct step. */
-static int post_pair(const ac_a2a_view_t *v, const ac_args_t *a, int dst, int src,
-                     MPI_Request *req, int *nreq) {
+static int post_pair(const ac_a2a_view_t *v, const ac_args_t *a, int dst, int src, MPI_Request *req,
+                     int *nreq) {
     int err = MPI_SUCCESS;
     if (ac_a2a_rbytes(v, src))
         AC_CHECK(PMPI_Irecv(ac_a2a_rptr(v, src), ac_a2a_rcnt(v, src), v->rtype, src,
@@ -94,8 +95,7 @@ int ac_a2a_window(const ac_args_t *a, int window) {
     for (int s0 = 1; s0 < p; s0 += window) {
         nreq = 0;
         for (int s = s0; s < s0 + window && s < p; s++)
-            AC_CHECK(post_pair(&v, a, ac_ring_to(me, p, s), ac_ring_from(me, p, s),
-                               req, &nreq));
+            AC_CHECK(post_pair(&v, a, ac_ring_to(me, p, s), ac_ring_from(me, p, s), req, &nreq));
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     }
     AC_CHECK(ac_a2a_self_copy(&v));
@@ -114,7 +114,8 @@ int ac_a2a_stepwise(const ac_args_t *a, int pattern, int sync, int nbar) {
     if (err != MPI_SUCCESS) goto fn_exit;
     AC_CHECK(ac_a2a_self_copy(&v));
     if (sync == AC_A2A_SYNC_NBAR)
-        for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--) AC_CHECK(PMPI_Barrier(a->comm));
+        for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--)
+            AC_CHECK(PMPI_Barrier(a->comm));
     for (int s = 1; s < p; s++) {
         int dst, src, nreq = 0;
         if (pattern == AC_A2A_PAIR) {
@@ -188,7 +189,8 @@ int ac_a2a_te(const ac_args_t *a, int i) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    for (int d = 0; d < p; d++) AC_CHECK(ac_a2a_blk_from_send(&b, &v, d, ac_a2a_blk_at(&b, w, d)));
+    for (int d = 0; d < p; d++)
+        AC_CHECK(ac_a2a_blk_from_send(&b, &v, d, ac_a2a_blk_at(&b, w, d)));
     /* Splitting steps: send the half of my blocks addressed to the partner's half. */
     AC_CHECK(ac_a2a_blk_count(&b, half, &cnt));
     for (int s = 1; s <= i; s++) {
@@ -218,9 +220,9 @@ int ac_a2a_te(const ac_args_t *a, int i) {
         int to, from;
         ac_te_direct_peers(p, i, me, j, &to, &from);
         for (size_t k = 0; k < nk; k++)
-            AC_CHECK(ac_a2a_blk_copy(
-                &b, ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, to, k)),
-                ac_a2a_blk_at(&b, sp, k)));
+            AC_CHECK(ac_a2a_blk_copy(&b,
+                                     ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, to, k)),
+                                     ac_a2a_blk_at(&b, sp, k)));
         AC_CHECK(PMPI_Sendrecv(sp, cnt, b.rtype, to, tag, rp, cnt, b.rtype, from, tag, a->comm,
                                MPI_STATUS_IGNORE));
         for (size_t k = 0; k < nk; k++)
@@ -267,13 +269,13 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
             if (!ac_kbruck_part(p, k, s, j, &o, &c)) continue;
             int n = ac_a2a_bruck_slots(p, k, s, j, slots + off);
             for (int x = off; x < off + n; x++)
-                AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, slots[x]),
-                                         ac_a2a_blk_at(&b, sp, x)));
+                AC_CHECK(
+                    ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, slots[x]), ac_a2a_blk_at(&b, sp, x)));
             AC_CHECK(ac_a2a_blk_count(&b, (size_t)n, &cnt));
             AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off), cnt, b.rtype, ac_ring_from(me, p, o),
                                 tag, a->comm, &req[nreq++]));
-            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, b.rtype, ac_ring_to(me, p, o),
-                                tag, a->comm, &req[nreq++]));
+            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, b.rtype, ac_ring_to(me, p, o), tag,
+                                a->comm, &req[nreq++]));
             off += n;
         }
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
@@ -283,7 +285,8 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
     }
     /* Inverse rotation: slot t holds the block from rank me - t. */
     for (int t = 0; t < p; t++)
-        AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, t), ac_a2a_rptr(&v, ac_ring_from(me, p, t))));
+        AC_CHECK(
+            ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, t), ac_a2a_rptr(&v, ac_ring_from(me, p, t))));
 fn_exit:
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(wb);
@@ -303,13 +306,16 @@ static int post_runs(const ac_a2a_blk_t *b, char *w, int p, const int *list, int
     int err = MPI_SUCCESS;
     for (int x = 0; x < n;) {
         int y = x + 1, cnt;
-        while (y < n && list[y] == list[y - 1] + 1) y++;
+        while (y < n && list[y] == list[y - 1] + 1)
+            y++;
         AC_CHECK(ac_a2a_blk_count(b, (size_t)(y - x) * (size_t)p, &cnt));
         char *at = ac_a2a_blk_at(b, w, (size_t)list[x] * (size_t)p);
         if (send)
-            AC_CHECK(PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+            AC_CHECK(
+                PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
         else
-            AC_CHECK(PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+            AC_CHECK(
+                PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
         x = y;
     }
 fn_exit:
@@ -352,7 +358,8 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
         goto fn_exit;
     }
     char *mine = ac_a2a_blk_at(&b, w, (size_t)me * (size_t)p);
-    for (int j = 0; j < p; j++) AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, mine, j)));
+    for (int j = 0; j < p; j++)
+        AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, mine, j)));
     if (nd >= 2) {
         int dims[3];
         ac_mesh_dims(p, nd, dims);

@@ -69,7 +69,8 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     for (int m = 1; m < c; m++)
         AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, g, (size_t)m * P), cnt, b.rtype, m, tag,
                             ctx->node_comm, &req[nreq++]));
-    for (int j = 0; j < p; j++) AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
+    for (int j = 0; j < p; j++)
+        AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
     /* (2) leader exchange: pack for every other node, one message each way per node pair */

@@ -6,8 +6,9 @@
  *   n_b = bytes of one block, n = window (parameter).
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 2n requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, simple/spreading simple (spec star-stage-ethernet.md 2.1);
- *   the window is the "bounded outstanding requests" variant of the same schedule.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, simple/spreading
+ * simple (spec star-stage-ethernet.md 2.1); the window is the "bounded outstanding requests"
+ * variant of the same schedule.
  */
 #include "a2a_util.h"
 

@@ -18,8 +18,8 @@ int ac_alltoall_p2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     MPI_Aint rblk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
     char *rbuf = a->rbuf;
     if (a->inplace) {
-        AC_CHECK(PMPI_Sendrecv_replace(rbuf + other * rblk, a->rcount, a->rtype, other, tag,
-                                       other, tag, a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Sendrecv_replace(rbuf + other * rblk, a->rcount, a->rtype, other, tag, other,
+                                       tag, a->comm, MPI_STATUS_IGNORE));
     } else {
         MPI_Aint sblk = (MPI_Aint)a->scount * ac_dt_extent(a->stype);
         const char *sbuf = a->sbuf;

@@ -2,9 +2,10 @@
  * Algorithm: pair (XOR): for s = 1..p-1 exchange with q = me XOR s (send the block for q, receive
  *   q's block for me); p must be a power of two so that q < p and the pairing is mutual.
  * Cost: (p-1)(alpha + n beta) + (p-2) theta + gamma; n = bytes of one block.
- * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to a temporary send
- *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair" (spec star-stage-ethernet.md 2.0, 2.1).
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to
+ * a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in
+ * place. Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair"
+ * (spec star-stage-ethernet.md 2.0, 2.1).
  */
 #include "a2a_util.h"
 

@@ -3,9 +3,10 @@
  *   blocks of steps as evenly as possible (ac_nbar_count), a PMPI_Barrier after each of the
  *   first N blocks (exactly N barriers; adjacent ones when N > p-2).
  * Cost: (p-1)(alpha + n beta) + N delta_h + gamma; n = bytes of one block, N = parameter n.
- * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to a temporary send
- *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair with N MPI barriers" (spec star-stage-ethernet.md 2.0).
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to
+ * a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in
+ * place. Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair
+ * with N MPI barriers" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

@@ -1,12 +1,13 @@
 /*
- * Algorithm: ring with light barrier: the ring schedule (to me+s, from me-s, s = 1..p-1); before the
- *   data of step s >= 2 every rank posts its receive, sends a zero-byte token to its step-s
+ * Algorithm: ring with light barrier: the ring schedule (to me+s, from me-s, s = 1..p-1); before
+ * the data of step s >= 2 every rank posts its receive, sends a zero-byte token to its step-s
  *   source and waits for the token of its step-s destination, so no rank is the target of two
  *   data messages at once. Tokens use their own tag; results equal the plain ring.
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_l + gamma_s + gamma_l; n = bytes of one block.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with light barrier" (spec star-stage-ethernet.md 2.0).
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with light
+ * barrier" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

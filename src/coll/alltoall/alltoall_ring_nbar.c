@@ -6,7 +6,8 @@
  * Cost: (p-1)(alpha + n beta) + N delta_h + gamma; n = bytes of one block, N = parameter n.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with N MPI barriers" (spec star-stage-ethernet.md 2.0).
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with N MPI
+ * barriers" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

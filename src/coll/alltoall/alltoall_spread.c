@@ -6,7 +6,8 @@
  *   simple because at step s every rank targets a different rank; n = bytes of one block.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 2(p-1) requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "spreading simple" (spec star-stage-ethernet.md 2.1).
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "spreading
+ * simple" (spec star-stage-ethernet.md 2.1).
  */
 #include "a2a_util.h"
 

@@ -41,8 +41,8 @@ int ac_alltoallv_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
     MPI_Aint sext = ac_dt_extent(stype);
     for (int i = 1; i < p; i++) {
         int src = (me - i + p) % p;
-        AC_CHECK(PMPI_Irecv(rbuf + (MPI_Aint)a->rdispls[src] * rext, a->rcounts[src], a->rtype,
-                            src, AC_TAG(a->coll), a->comm, &req[nreq++]));
+        AC_CHECK(PMPI_Irecv(rbuf + (MPI_Aint)a->rdispls[src] * rext, a->rcounts[src], a->rtype, src,
+                            AC_TAG(a->coll), a->comm, &req[nreq++]));
     }
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;

@@ -8,8 +8,9 @@
  *   n_b = bytes of one block, n = window (parameter).
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 2n requests; the receive span when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, simple/spreading simple (spec star-stage-ethernet.md 2.1);
- *   the window is the "bounded outstanding requests" variant of the same schedule.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository,
+ * simple/spreading simple (spec star-stage-ethernet.md 2.1); the window is the "bounded outstanding
+ * requests" variant of the same schedule.
  */
 #include "../alltoall/a2a_util.h"
 

@@ -4,9 +4,10 @@
  *   v-form: counts and displacements per block; a pair with zero bytes is skipped by both
  *   sides, but the step structure and its synchronisation are kept.
  * Cost: (p-1)(alpha + n beta) + (p-2) theta + gamma; n = bytes of one block.
- * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to a temporary send
- *   buffer (a2a_util.c). Memory: 3 requests; the receive span when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "pair" (spec star-stage-ethernet.md 2.0, 2.1).
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to
+ * a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive span when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "pair" (spec
+ * star-stage-ethernet.md 2.0, 2.1).
  */
 #include "../alltoall/a2a_util.h"
 

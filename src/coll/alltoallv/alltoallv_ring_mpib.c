@@ -6,7 +6,8 @@
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_h + gamma_l; n = bytes of one block.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 3 requests; the receive span when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "ring with MPI barrier" (spec star-stage-ethernet.md 2.0).
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "ring with MPI
+ * barrier" (spec star-stage-ethernet.md 2.0).
  */
 #include "../alltoall/a2a_util.h"
 

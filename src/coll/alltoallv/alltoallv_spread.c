@@ -8,7 +8,8 @@
  *   simple because at step s every rank targets a different rank; n = bytes of one block.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
  *   buffer (a2a_util.c). Memory: 2(p-1) requests; the receive span when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "spreading simple" (spec star-stage-ethernet.md 2.1).
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoallv repository, "spreading
+ * simple" (spec star-stage-ethernet.md 2.1).
  */
 #include "../alltoall/a2a_util.h"
 

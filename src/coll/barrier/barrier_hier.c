@@ -20,10 +20,11 @@ int ac_barrier_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     for (int i = 1; i < ns; i++)
         AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, i, tag, ctx->node_comm, MPI_STATUS_IGNORE));
     for (int d = 1; d < nn; d <<= 1)
-        AC_CHECK(PMPI_Sendrecv(NULL, 0, MPI_BYTE, (ctx->node_id + d) % nn, tag, NULL, 0,
-                               MPI_BYTE, (ctx->node_id - d + nn) % nn, tag, ctx->leader_comm,
+        AC_CHECK(PMPI_Sendrecv(NULL, 0, MPI_BYTE, (ctx->node_id + d) % nn, tag, NULL, 0, MPI_BYTE,
+                               (ctx->node_id - d + nn) % nn, tag, ctx->leader_comm,
                                MPI_STATUS_IGNORE));
-    for (int i = 1; i < ns; i++) AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, tag, ctx->node_comm));
+    for (int i = 1; i < ns; i++)
+        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, tag, ctx->node_comm));
 fn_exit:
     return err;
 }

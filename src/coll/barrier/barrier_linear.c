@@ -17,7 +17,8 @@ int ac_barrier_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     for (int i = 1; i < p; i++)
         AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, i, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
-    for (int i = 1; i < p; i++) AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, AC_TAG(a->coll), a->comm));
+    for (int i = 1; i < p; i++)
+        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, AC_TAG(a->coll), a->comm));
 fn_exit:
     return err;
 }

@@ -14,7 +14,8 @@ int ac_barrier_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll), pp = 1;
-    while (pp * 2 <= p) pp *= 2;
+    while (pp * 2 <= p)
+        pp *= 2;
     if (me >= pp) {
         AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, me - pp, tag, a->comm));
         AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, me - pp, tag, a->comm, MPI_STATUS_IGNORE));
@@ -23,8 +24,8 @@ int ac_barrier_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     if (me + pp < p)
         AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, me + pp, tag, a->comm, MPI_STATUS_IGNORE));
     for (int mask = 1; mask < pp; mask <<= 1)
-        AC_CHECK(PMPI_Sendrecv(NULL, 0, MPI_BYTE, me ^ mask, tag, NULL, 0, MPI_BYTE, me ^ mask,
-                               tag, a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Sendrecv(NULL, 0, MPI_BYTE, me ^ mask, tag, NULL, 0, MPI_BYTE, me ^ mask, tag,
+                               a->comm, MPI_STATUS_IGNORE));
     if (me + pp < p) AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, me + pp, tag, a->comm));
 fn_exit:
     return err;

@@ -11,8 +11,7 @@
  */
 #include "../algs.h"
 
-static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg,
-                ac_ctx_t *ctx) {
+static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg, ac_ctx_t *ctx) {
     ac_args_t b = *a;
     ac_inst_t inst;
     b.comm = comm;
@@ -27,7 +26,8 @@ int ac_bcast_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int err = MPI_SUCCESS;
     const ac_alg_t *inter = ac_param_alg(in, "inter"), *intra = ac_param_alg(in, "intra");
     int rnode = ctx->node_of[a->root], rlocal = 0;
-    for (int r = 0; r < a->root; r++) rlocal += ctx->node_of[r] == rnode;
+    for (int r = 0; r < a->root; r++)
+        rlocal += ctx->node_of[r] == rnode;
     if (ctx->node_id == rnode) {
         AC_CHECK(part(a, ctx->node_comm, rlocal, intra, ctx));
         if (ctx->node_rank == 0 && ctx->nnodes > 1)

@@ -50,20 +50,21 @@ int ac_bcast_scatter_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
     }
     /* Recursive-doubling allgather with fold. */
     int pp = 1;
-    while (pp * 2 <= p) pp *= 2;
+    while (pp * 2 <= p)
+        pp *= 2;
     int r = p - pp;
     if (v >= pp) {
         range(v, v + 1, c, count, &off, &n);
-        AC_CHECK(PMPI_Send(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v - pp, root, p),
-                           tag, a->comm));
+        AC_CHECK(PMPI_Send(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v - pp, root, p), tag,
+                           a->comm));
         AC_CHECK(PMPI_Recv(buf, count, t, ac_tree_rank(v - pp, root, p), tag, a->comm,
                            MPI_STATUS_IGNORE));
         goto fn_exit;
     }
     if (v < r) {
         range(v + pp, v + pp + 1, c, count, &off, &n);
-        AC_CHECK(PMPI_Recv(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v + pp, root, p),
-                           tag, a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v + pp, root, p), tag,
+                           a->comm, MPI_STATUS_IGNORE));
     }
     for (int mask = 1; mask < pp; mask <<= 1) {
         int u = v ^ mask, pr = ac_tree_rank(u, root, p);
@@ -82,8 +83,7 @@ int ac_bcast_scatter_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
                                    MPI_STATUS_IGNORE));
         }
     }
-    if (v < r)
-        AC_CHECK(PMPI_Send(buf, count, t, ac_tree_rank(v + pp, root, p), tag, a->comm));
+    if (v < r) AC_CHECK(PMPI_Send(buf, count, t, ac_tree_rank(v + pp, root, p), tag, a->comm));
 fn_exit:
     return err;
 }

@@ -56,11 +56,10 @@ int ac_bcast_split_binary(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx
     nreq = 0;
     if (partner > 0) {
         int pr = ac_tree_rank(partner, root, p);
-        AC_CHECK(PMPI_Sendrecv(half[side], h[side], t, pr, tag, half[1 - side], h[1 - side], t,
-                               pr, tag, a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Sendrecv(half[side], h[side], t, pr, tag, half[1 - side], h[1 - side], t, pr,
+                               tag, a->comm, MPI_STATUS_IGNORE));
     } else {
-        AC_CHECK(PMPI_Recv(half[1 - side], h[1 - side], t, root, tag, a->comm,
-                           MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(half[1 - side], h[1 - side], t, root, tag, a->comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);

@@ -45,8 +45,10 @@ int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    for (int r = 0; r < p; r++) size[ctx->node_of[r]]++;
-    for (int n = 1; n < nn; n++) start[n] = start[n - 1] + size[n - 1];
+    for (int r = 0; r < p; r++)
+        size[ctx->node_of[r]]++;
+    for (int n = 1; n < nn; n++)
+        start[n] = start[n - 1] + size[n - 1];
     for (int n = 0; n < nn; n++)
         if (n != rnode || !leader)
             AC_CHECK(PMPI_Irecv(all + (MPI_Aint)start[n] * blk, a->rcount * size[n], a->rtype,

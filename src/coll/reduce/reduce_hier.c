@@ -35,7 +35,8 @@ int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     char *node_res = NULL, *all_res = NULL;
     int rnode = ctx->node_of[a->root], rlocal = 0, leader = ctx->node_rank == 0;
     if (n == 0) return MPI_SUCCESS;
-    for (int r = 0; r < a->root; r++) rlocal += ctx->node_of[r] == rnode;
+    for (int r = 0; r < a->root; r++)
+        rlocal += ctx->node_of[r] == rnode;
     if (leader) {
         node_res = ac_dt_alloc(t, (size_t)n, &b1);
         all_res = ac_dt_alloc(t, (size_t)n, &b2);

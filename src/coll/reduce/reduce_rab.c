@@ -18,9 +18,15 @@
 #include <stdlib.h>
 #include "../../core/ac.h"
 
-static int blk_start(int b, int n, int g) { return b * (n / g) + (b < n % g ? b : n % g); }
-static int real_rank(int u, int r) { return u < r ? 2 * u + 1 : u + r; }
-static int new_rank(int i, int r) { return i < 2 * r ? (i % 2 ? i / 2 : -1) : i - r; }
+static int blk_start(int b, int n, int g) {
+    return b * (n / g) + (b < n % g ? b : n % g);
+}
+static int real_rank(int u, int r) {
+    return u < r ? 2 * u + 1 : u + r;
+}
+static int new_rank(int i, int r) {
+    return i < 2 * r ? (i % 2 ? i / 2 : -1) : i - r;
+}
 
 int ac_reduce_rab(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
@@ -41,7 +47,8 @@ int ac_reduce_rab(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     AC_CHECK(ac_dt_copy(mine, n, t, acc, n, t));
     int pp = 1;
-    while (pp * 2 <= p) pp *= 2;
+    while (pp * 2 <= p)
+        pp *= 2;
     int r = p - pp, u = new_rank(me, r);
     int tnew = new_rank(root, r) >= 0 ? new_rank(root, r) : root / 2;
     if (me < 2 * r) {
@@ -79,8 +86,8 @@ int ac_reduce_rab(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             } else {
                 int b0 = u & ~(mask - 1), s0 = blk_start(b0, n, pp);
                 int cnt = blk_start(b0 + mask, n, pp) - s0;
-                AC_CHECK(PMPI_Send(ac_dt_at(acc, t, (size_t)s0), cnt, t, real_rank(q, r), tag,
-                                   a->comm));
+                AC_CHECK(
+                    PMPI_Send(ac_dt_at(acc, t, (size_t)s0), cnt, t, real_rank(q, r), tag, a->comm));
                 break;
             }
         }

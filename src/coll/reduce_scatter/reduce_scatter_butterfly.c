@@ -6,7 +6,8 @@
  *   group bitrev(j) and sends each rank of that group its block.
  * Cost: (lg p' + 1) alpha + ((p'-1)/p') N (beta + gamma) + fold; N = whole vector.
  * Restrictions: none (rank-ordered, any operation). Memory: two copies of the whole vector.
- * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (recursive halving, fold), distance-doubling order.
+ * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (recursive halving,
+ * fold), distance-doubling order.
  */
 #include <stdlib.h>
 #include "../algs.h"

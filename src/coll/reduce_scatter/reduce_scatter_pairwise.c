@@ -4,7 +4,8 @@
  *   accumulator; the order of combination follows the steps, not rank order.
  * Cost: (p-1) alpha + ((p-1)/p) N (beta + gamma); N = whole vector.
  * Restrictions: COMMUTATIVE. Memory: two blocks.
- * Reference: seed 000 (Faraj 2006), pair family of spec star-stage-ethernet.md section 2.3 applied to reduce-scatter.
+ * Reference: seed 000 (Faraj 2006), pair family of spec star-stage-ethernet.md section 2.3 applied
+ * to reduce-scatter.
  */
 #include <stdlib.h>
 #include "../algs.h"

@@ -7,7 +7,8 @@
  *   rank of the group its block. The combination order is not rank order.
  * Cost: lg p' alpha + ((p'-1)/p') N (beta + gamma) + fold 2 (alpha + N beta); N = whole vector.
  * Restrictions: COMMUTATIVE. Memory: two copies of the whole vector.
- * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (recursive-halving reduce-scatter, fold).
+ * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (recursive-halving
+ * reduce-scatter, fold).
  */
 #include <stdlib.h>
 #include "../algs.h"

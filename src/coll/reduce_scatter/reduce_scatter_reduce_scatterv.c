@@ -1,21 +1,22 @@
 /*
- * Algorithm: reduce + scatterv: the whole vector is reduced to rank 0 by a registered reduce algorithm
- *   (parameter `reduce`, which combines in rank order), then rank 0 sends block i to rank i.
- * Cost: T_reduce(N, p) + (p-1) alpha + ((p-1)/p) N beta; N = whole vector.
- * Restrictions: none. Memory: the whole vector at rank 0.
- * Reference: seed 000 (Faraj 2006), STAR-MPI reduce + scatter composite.
+ * Algorithm: reduce + scatterv: the whole vector is reduced to rank 0 by a registered reduce
+ * algorithm (parameter `reduce`, which combines in rank order), then rank 0 sends block i to rank
+ * i. Cost: T_reduce(N, p) + (p-1) alpha + ((p-1)/p) N beta; N = whole vector. Restrictions: none.
+ * Memory: the whole vector at rank 0. Reference: seed 000 (Faraj 2006), STAR-MPI reduce + scatter
+ * composite.
  */
 #include <stdlib.h>
 #include "../algs.h"
 #include "../../sched/rs_core.h"
 
-#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i) * ac_dt_extent(t))
+#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i)*ac_dt_extent(t))
 
 static size_t *offsets(const int *counts, int p) {
     size_t *off = malloc(((size_t)p + 1) * sizeof *off);
     if (!off) return NULL;
     off[0] = 0;
-    for (int r = 0; r < p; r++) off[r + 1] = off[r] + (size_t)counts[r];
+    for (int r = 0; r < p; r++)
+        off[r + 1] = off[r] + (size_t)counts[r];
     return off;
 }
 

@@ -1,10 +1,11 @@
 /*
- * Algorithm: ring: step s = 0 .. p-2: rank r sends block r - s - 1 to r + 1, receives block r - s - 2
- *   from r - 1 and combines it (received op own), so after p - 1 steps rank r holds block r
+ * Algorithm: ring: step s = 0 .. p-2: rank r sends block r - s - 1 to r + 1, receives block r - s -
+ * 2 from r - 1 and combines it (received op own), so after p - 1 steps rank r holds block r
  *   reduced; the combination order follows the ring. The blocks all have rcount elements.
  * Cost: (p-1) alpha + ((p-1)/p) N (beta + gamma); N = whole vector.
  * Restrictions: COMMUTATIVE. Memory: one copy of the vector and one block.
- * Reference: seed 000 (Faraj 2006), ring family of spec star-stage-ethernet.md section 2.3/2.4 (reduce-scatter ring).
+ * Reference: seed 000 (Faraj 2006), ring family of spec star-stage-ethernet.md section 2.3/2.4
+ * (reduce-scatter ring).
  */
 #include <stdlib.h>
 #include "../algs.h"
@@ -15,7 +16,8 @@ int ac_reduce_scatter_block_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx
     (void)in;
     int *counts = malloc((size_t)a->size * sizeof *counts), err;
     if (!counts) return MPI_ERR_NO_MEM;
-    for (int r = 0; r < a->size; r++) counts[r] = a->rcount;
+    for (int r = 0; r < a->size; r++)
+        counts[r] = a->rcount;
     err = ac_rs_rsc_ring(a, counts);
     free(counts);
     return err;

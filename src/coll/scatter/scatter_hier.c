@@ -43,8 +43,10 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    for (int r = 0; r < p; r++) size[ctx->node_of[r]]++;
-    for (int n = 1; n < nn; n++) start[n] = start[n - 1] + size[n - 1];
+    for (int r = 0; r < p; r++)
+        size[ctx->node_of[r]]++;
+    for (int n = 1; n < nn; n++)
+        start[n] = start[n - 1] + size[n - 1];
     for (int r = 0; r < p; r++) {
         int n = ctx->node_of[r], j = fill[n]++;
         AC_CHECK(ac_dt_copy((const char *)a->sbuf + (MPI_Aint)r * blk, a->scount, a->stype,
@@ -57,8 +59,7 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     if (leader) {
         /* The root's own block: ac_tree_scatter honours MPI_IN_PLACE at the tree root. */
         AC_CHECK(ac_tree_scatter(all + (MPI_Aint)start[rnode] * blk, a->scount, a->stype, a->rbuf,
-                                 a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag,
-                                 &nt));
+                                 a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
     } else {
         void *dst = a->rbuf;
         int rc = a->rcount;
@@ -72,8 +73,8 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 goto fn_exit;
             }
         }
-        AC_CHECK(ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, ctx->node_rank, ctx->node_comm, tag,
-                                 &nt));
+        AC_CHECK(
+            ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
     }
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
