@@ -85,6 +85,48 @@ int autocoll_force(int coll, const char *spec);
 /* The instance that served the last call of coll on comm from this process ("" when none). */
 int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len);
 
+/* ---------------------------------------------------------------- tuning tables
+ * A tuning table (docs/tuning-table.md) is a JSON file of rules
+ *   collective, communicator size range, nodes x ppn, message-size range -> algorithm instance
+ * plus provenance. autocoll-tune and the adaptive engine write it; AUTOCOLL_TABLE=FILE loads it
+ * (rank 0 reads the file and broadcasts it, so every rank holds the same rules).
+ * Sizes are the per-collective selection size of docs/tuning-table.md, half-open [lo, hi);
+ * hi == 0 means no upper bound. nodes == 0 or ppn == 0 means any. */
+typedef struct autocoll_table autocoll_table_t;
+
+/* Receives one problem found while loading or checking: where is a JSON path such as
+ * "rules[3].algorithm" (or "file"), msg says what is wrong. */
+typedef void (*autocoll_table_report_fn)(void *arg, const char *where, const char *msg);
+
+autocoll_table_t *autocoll_table_new(void); /* NULL when out of memory */
+void autocoll_table_free(autocoll_table_t *t);
+/* Provenance: string key/value pairs ("mpi_library", "date", "timing", "hosts", ...). */
+int autocoll_table_set_info(autocoll_table_t *t, const char *key, const char *value);
+const char *autocoll_table_get_info(const autocoll_table_t *t, const char *key); /* NULL: unset */
+/* Adds a rule; instance is "name" or "name:param=value,...". MPI_ERR_ARG when the collective,
+ * the algorithm, a parameter or a range is invalid (nothing is added). */
+int autocoll_table_add_rule(autocoll_table_t *t, int coll, int pmin, int pmax, int nodes, int ppn,
+                            unsigned long long lo, unsigned long long hi, const char *instance);
+int autocoll_table_rule_count(const autocoll_table_t *t);
+/* Writes the table as JSON (atomically: a temporary file renamed over path). */
+int autocoll_table_write(const autocoll_table_t *t, const char *path);
+/* Reads and validates a table. Every problem goes to report (may be NULL); rules with a problem
+ * are dropped, the others kept. Returns the table, or NULL when the file cannot be used at all
+ * (unreadable, not JSON, wrong schema or version). *nproblems (may be NULL) counts problems. */
+autocoll_table_t *autocoll_table_load(const char *path, autocoll_table_report_fn report, void *arg,
+                                      int *nproblems);
+/* The same from a buffer of len bytes (need not be terminated). */
+autocoll_table_t *autocoll_table_parse(const char *buf, unsigned long long len,
+                                       autocoll_table_report_fn report, void *arg, int *nproblems);
+/* The instance the table chooses for a call, written into buf; 1 when a rule matches, else 0. */
+int autocoll_table_lookup(const autocoll_table_t *t, int coll, int p, int nodes, int ppn,
+                          unsigned long long bytes, char *buf, int len);
+/* Exports for users who do not load autocoll: rules whose algorithm has a native twin.
+ * Open MPI: a coll/tuned dynamic rules file; MPICH: a collective-selection (csel) JSON file.
+ * Returns the number of rules exported, or -1 on error. */
+int autocoll_table_export_ompi(const autocoll_table_t *t, const char *path);
+int autocoll_table_export_mpich(const autocoll_table_t *t, const char *path);
+
 /* Direct entry points (same prototypes and semantics as MPI). */
 int autocoll_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm);
