@@ -142,6 +142,22 @@ typedef struct {
     enum { AC_LAYOUT_AUTO = 0, AC_LAYOUT_BLOCK, AC_LAYOUT_CYCLIC } node_layout;
     int node_param;
     char forced[AUTOCOLL_NCOLL][256]; /* AUTOCOLL_<COLL> as given */
+
+    /* Selection mode and the adaptive engine (docs/settings.md, src/select/adapt.c). */
+    enum { AC_MODE_ADAPTIVE = 0, AC_MODE_TABLE, AC_MODE_MODEL, AC_MODE_NATIVE } mode;
+    char table[512];     /* AUTOCOLL_TABLE: tuning table to load ("" none) */
+    char table_out[512]; /* AUTOCOLL_TABLE_OUT: where to write what was learned */
+    int iter;            /* AUTOCOLL_ITER: timed calls per candidate and round (10) */
+    double eps;          /* AUTOCOLL_EPSILON: monitoring tolerance (0.10) */
+    int delta_max;       /* AUTOCOLL_DELTA_MAX: cap of the monitoring factor (64) */
+    int stat_max;        /* AUTOCOLL_STAT=max: score = min over calls of the max over ranks */
+    int grouping;        /* AUTOCOLL_GROUPING: probe group representatives first (1) */
+    double prune;        /* AUTOCOLL_PRUNE: skip candidates predicted > K x the best (4; 0 off) */
+    int exact_sizes;     /* AUTOCOLL_EXACT_SIZES: exact-size keys per collective (4) */
+    int sites;           /* AUTOCOLL_SITES: per-call-site keys, checked at every call (0) */
+    int check;           /* AUTOCOLL_CHECK: verify at every call that all ranks agree (0) */
+    int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
+    char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
 } ac_settings_t;
 
 /* Parse a block of "NAME=VALUE\n" lines (the AUTOCOLL_* environment) into s. Problems are

@@ -7,6 +7,7 @@
  * their environments differ.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,8 +69,89 @@ static int parse_bool(const char *v, int *out) {
     return 0;
 }
 
+static int parse_double(const char *v, double lo, double hi, double *out) {
+    char *end;
+    while (isspace((unsigned char)*v))
+        v++;
+    if (!*v) return -1;
+    double x = strtod(v, &end);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (*end || !(x >= lo && x <= hi)) return -1;
+    *out = x;
+    return 0;
+}
+
+/* The collective named by an upper-case suffix (ALLGATHER -> allgather), -1 when unknown. */
+static int coll_of_suffix(const char *key) {
+    char lower[64];
+    size_t k;
+    for (k = 0; key[k] && k + 1 < sizeof lower; k++)
+        lower[k] = (char)tolower((unsigned char)key[k]);
+    lower[k] = '\0';
+    return ac_coll_from_name(lower);
+}
+
+/* Settings with a numeric or boolean value: name, kind, range, where to store. */
+typedef struct {
+    const char *name;
+    char kind; /* 'i' integer, 'b' boolean, 'd' double */
+    double lo, hi;
+    size_t off;
+} ac_numset_t;
+#define AC_NUM(name, kind, lo, hi, field)                                                          \
+    { name, kind, lo, hi, offsetof(ac_settings_t, field) }
+static const ac_numset_t numsets[] = {
+    AC_NUM("VERBOSE", 'i', 0, 3, verbose),
+    AC_NUM("DISABLE", 'b', 0, 1, disable),
+    AC_NUM("ITER", 'i', 1, 1000, iter),
+    AC_NUM("EPSILON", 'd', 0, 10, eps),
+    AC_NUM("DELTA_MAX", 'i', 2, 1 << 20, delta_max),
+    AC_NUM("GROUPING", 'b', 0, 1, grouping),
+    AC_NUM("PRUNE", 'd', 0, 1e9, prune),
+    AC_NUM("EXACT_SIZES", 'i', 0, 64, exact_sizes),
+    AC_NUM("SITES", 'b', 0, 1, sites),
+    AC_NUM("CHECK", 'b', 0, 1, check),
+};
+
+static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, char *err,
+                    size_t errlen) {
+    char *field = (char *)s + n->off;
+    long x;
+    int b;
+    double d;
+    char msg[160];
+    if (n->kind == 'i' && !parse_int(val, (long)n->lo, (long)n->hi, &x)) {
+        *(int *)field = (int)x;
+        return;
+    }
+    if (n->kind == 'b' && !parse_bool(val, &b)) {
+        *(int *)field = b;
+        return;
+    }
+    if (n->kind == 'd' && !parse_double(val, n->lo, n->hi, &d)) {
+        *(double *)field = d;
+        return;
+    }
+    if (n->kind == 'b')
+        snprintf(msg, sizeof msg, "expected 0 or 1");
+    else
+        snprintf(msg, sizeof msg, "expected a%s number in [%g, %g]",
+                 n->kind == 'i' ? "n integer" : "", n->lo, n->hi);
+    char head[600];
+    snprintf(head, sizeof head, "AUTOCOLL_%s='%.400s'", n->name, val);
+    add_err(err, errlen, "%s: %s; keeping the default\n", head, msg);
+}
+
 void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t errlen) {
     memset(s, 0, sizeof *s);
+    s->iter = 10;
+    s->eps = 0.10;
+    s->delta_max = 64;
+    s->grouping = 1;
+    s->prune = 4.0;
+    s->exact_sizes = 4;
+    s->fault = -1;
     if (errlen) err[0] = '\0';
     if (!block) return;
     const char *p = block;
@@ -90,13 +172,11 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
         const char *name = line, *val = eq + 1;
         const char *key = name + 9; /* after AUTOCOLL_ */
         long x;
-        int b;
-        if (!strcmp(key, "VERBOSE")) {
-            if (parse_int(val, 0, 3, &x))
-                add_err(err, errlen, "AUTOCOLL_VERBOSE='%s': expected 0, 1, 2 or 3; using 0%s\n",
-                        val, "");
-            else
-                s->verbose = (int)x;
+        const ac_numset_t *num = NULL;
+        for (size_t i = 0; i < sizeof numsets / sizeof numsets[0]; i++)
+            if (!strcmp(key, numsets[i].name)) num = &numsets[i];
+        if (num) {
+            set_num(s, num, val, err, errlen);
         } else if (!strcmp(key, "ON_ERROR")) {
             if (!strcmp(val, "native"))
                 s->on_error = AC_ONERR_NATIVE;
@@ -119,20 +199,42 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
                         "auto%s\n",
                         val, "");
             }
-        } else if (!strcmp(key, "DISABLE")) {
-            if (parse_bool(val, &b))
-                add_err(err, errlen, "AUTOCOLL_DISABLE='%s': expected 0 or 1; using 0%s\n", val,
-                        "");
+        } else if (!strcmp(key, "MODE")) {
+            static const char *modes[] = {"adaptive", "table", "model", "native"};
+            int m = -1;
+            for (int i = 0; i < 4; i++)
+                if (!strcmp(val, modes[i])) m = i;
+            if (m < 0)
+                add_err(err, errlen,
+                        "AUTOCOLL_MODE='%s': expected adaptive, table, model or native; using "
+                        "adaptive%s\n",
+                        val, "");
             else
-                s->disable = b;
+                s->mode = m;
+        } else if (!strcmp(key, "STAT")) {
+            if (!strcmp(val, "mean") || !strcmp(val, "max"))
+                s->stat_max = !strcmp(val, "max");
+            else
+                add_err(err, errlen, "AUTOCOLL_STAT='%s': expected mean or max; using mean%s\n",
+                        val, "");
+        } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
+            char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;
+            if (strlen(val) >= sizeof s->table)
+                add_err(err, errlen, "%s: path too long, ignored%s\n", name, "");
+            else
+                strcpy(dst, val);
+        } else if (!strcmp(key, "TEST_FAULT")) {
+            s->fault = coll_of_suffix(val);
+            if (s->fault < 0 && *val)
+                add_err(err, errlen, "AUTOCOLL_TEST_FAULT='%s': unknown collective%s\n", val, "");
+        } else if (!strncmp(key, "CANDIDATES_", 11) && coll_of_suffix(key + 11) >= 0) {
+            int c = coll_of_suffix(key + 11);
+            if (strlen(val) >= sizeof s->cand[c])
+                add_err(err, errlen, "%s: value too long, ignored%s\n", name, "");
+            else
+                strcpy(s->cand[c], val);
         } else {
-            int c;
-            char lower[64];
-            size_t k;
-            for (k = 0; key[k] && k + 1 < sizeof lower; k++)
-                lower[k] = (char)tolower((unsigned char)key[k]);
-            lower[k] = '\0';
-            c = ac_coll_from_name(lower);
+            int c = coll_of_suffix(key);
             if (c >= 0) {
                 if (strlen(val) >= sizeof s->forced[c])
                     add_err(err, errlen, "%s: value too long, ignored%s\n", name, "");

@@ -1,0 +1,250 @@
+/*
+ * The STAR-MPI state machine driven by an injected clock: P copies (one per simulated rank) run
+ * in lockstep, each candidate has a controlled time per rank and call, the reductions are done
+ * across the copies exactly as MPI would. Checks: the fastest candidate is chosen; after the
+ * chosen candidate slows down for good it switches, after a transient spike it does not; every
+ * copy runs the same candidate at every call; grouping needs fewer probe calls; the monitoring
+ * factor doubles up to its cap; edge cases (one candidate, ITER = 1).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "select/star.h"
+
+enum { P = 5 };
+
+typedef double (*clock_fn)(int cand, long call, int rank, void *arg);
+
+typedef struct {
+    ac_star_t s[P];
+    long calls;
+} world_t;
+
+static void world_init(world_t *w, const ac_star_cfg_t *cfg, int n, const int *group) {
+    w->calls = 0;
+    for (int r = 0; r < P; r++)
+        assert_int_equal(ac_star_init(&w->s[r], cfg, P, n, group), 0);
+}
+
+static void world_free(world_t *w) {
+    for (int r = 0; r < P; r++)
+        ac_star_free(&w->s[r]);
+}
+
+/* One collective call on every rank; returns the candidate all ranks ran. */
+static int world_call(world_t *w, clock_fn f, void *arg) {
+    int c0 = ac_star_next(&w->s[0]), need[P];
+    for (int r = 0; r < P; r++) {
+        int c = ac_star_next(&w->s[r]);
+        assert_int_equal(c, c0); /* agreement */
+        need[r] = ac_star_record(&w->s[r], f(c, w->calls, r, arg));
+        assert_int_equal(need[r], need[0]);
+    }
+    if (need[0]) {
+        int len, len0;
+        long long *b0 = ac_star_buffer(&w->s[0], &len0), red[4096];
+        assert_true(len0 <= 4096);
+        for (int i = 0; i < len0; i++)
+            red[i] = b0[i];
+        for (int r = 1; r < P; r++) {
+            long long *b = ac_star_buffer(&w->s[r], &len);
+            assert_int_equal(len, len0);
+            for (int i = 0; i < len; i++)
+                red[i] = ac_star_op_max(&w->s[r]) ? (b[i] > red[i] ? b[i] : red[i]) : red[i] + b[i];
+        }
+        for (int r = 0; r < P; r++) {
+            long long *b = ac_star_buffer(&w->s[r], &len);
+            for (int i = 0; i < len; i++)
+                b[i] = red[i];
+            ac_star_decide(&w->s[r]);
+        }
+    }
+    w->calls++;
+    return c0;
+}
+
+/* Base times per candidate (ms), rank-dependent jitter of up to 3 %, optional change. */
+typedef struct {
+    double base[16];
+    int slow_cand;   /* candidate that slows down */
+    long slow_from;  /* from this call */
+    long slow_until; /* until this call (exclusive) */
+    double factor;
+} scen_t;
+
+static double scen_clock(int c, long call, int rank, void *arg) {
+    scen_t *s = arg;
+    double jitter = 1 + 0.03 * (double)((call * 7919 + rank * 104729 + c * 31) % 100) / 100.0;
+    double t = s->base[c] * 1e-3 * jitter;
+    if (c == s->slow_cand && call >= s->slow_from && call < s->slow_until) t *= s->factor;
+    return t;
+}
+
+static const ac_star_cfg_t basic = {10, 0.10, 64, 0, 0};
+
+static void picks_fastest(void **st) {
+    (void)st;
+    scen_t sc = {{5, 3, 8, 1.2, 4, 9}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &basic, 6, NULL);
+    int last = -1;
+    for (int i = 0; i < 200; i++)
+        last = world_call(&w, scen_clock, &sc);
+    assert_int_equal(last, 3);
+    assert_int_equal(w.s[0].probe_calls, 60); /* basic STAR: ITER x candidates */
+    assert_int_equal(w.s[0].switches, 0);
+    assert_int_equal(ac_star_runner_up(&w.s[0], 3), 1);
+    world_free(&w);
+}
+
+static void stat_max_variant(void **st) {
+    (void)st;
+    ac_star_cfg_t cfg = basic;
+    cfg.stat_max = 1;
+    scen_t sc = {{5, 3, 8, 1.2}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &cfg, 4, NULL);
+    int last = -1;
+    for (int i = 0; i < 100; i++)
+        last = world_call(&w, scen_clock, &sc);
+    assert_int_equal(last, 3);
+    world_free(&w);
+}
+
+static void switches_after_sustained_change(void **st) {
+    (void)st;
+    /* Candidate 1 is best, then becomes 4x slower for good from call 300. */
+    scen_t sc = {{5, 2, 3, 6}, 1, 300, 1L << 40, 4};
+    world_t w;
+    world_init(&w, &basic, 4, NULL);
+    int at299 = -1, last = -1;
+    long switched_at = -1;
+    for (int i = 0; i < 1000; i++) {
+        last = world_call(&w, scen_clock, &sc);
+        if (i == 299) at299 = last;
+        if (i >= 300 && last == 2 && switched_at < 0) switched_at = i;
+    }
+    assert_int_equal(at299, 1);
+    assert_int_equal(last, 2);
+    assert_int_equal(w.s[0].switches, 1);
+    /* Detected within one capped monitoring period. */
+    assert_true(switched_at > 300 && switched_at < 300 + 64 * 10 + 10);
+    world_free(&w);
+}
+
+static void transient_spike_does_not_switch(void **st) {
+    (void)st;
+    /* A spike over 5 calls that are not in the last ITER calls of a period: no switch. */
+    scen_t sc = {{5, 2, 3, 6}, 1, 41, 46, 20};
+    world_t w;
+    world_init(&w, &basic, 4, NULL);
+    int last = -1;
+    for (int i = 0; i < 400; i++)
+        last = world_call(&w, scen_clock, &sc);
+    assert_int_equal(last, 1);
+    assert_int_equal(w.s[0].switches, 0);
+    world_free(&w);
+}
+
+static void delta_doubles_to_cap(void **st) {
+    (void)st;
+    scen_t sc = {{5, 2, 3}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = basic;
+    cfg.delta_max = 16;
+    world_t w;
+    world_init(&w, &cfg, 3, NULL);
+    for (int i = 0; i < 30 + 20 + 40 + 80 + 160 + 160; i++)
+        world_call(&w, scen_clock, &sc);
+    assert_int_equal(w.s[0].delta, 16);
+    /* Decisions: 1 measurement + monitoring periods of 20, 40, 80, 160, 160. */
+    assert_int_equal(w.s[0].decisions, 6);
+    world_free(&w);
+}
+
+static void grouping_needs_fewer_probes(void **st) {
+    (void)st;
+    /* 12 candidates in 4 groups of 3; the best (0.9) is in group 2. */
+    int group[12] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    scen_t sc = {{4, 4.5, 5, 3, 3.2, 3.1, 1.0, 0.9, 1.4, 6, 7, 8}, -1, 0, 0, 1};
+    ac_star_cfg_t g = basic;
+    g.grouping = 1;
+    world_t wb, wg;
+    world_init(&wb, &basic, 12, group);
+    world_init(&wg, &g, 12, group);
+    int lb = -1, lg = -1;
+    for (int i = 0; i < 500; i++) {
+        lb = world_call(&wb, scen_clock, &sc);
+        lg = world_call(&wg, scen_clock, &sc);
+    }
+    assert_int_equal(lb, 7);
+    assert_int_equal(lg, 7);
+    assert_int_equal(wb.s[0].probe_calls, 120);
+    assert_int_equal(wg.s[0].probe_calls, 10 * (4 + 2)); /* representatives + rest of group 2 */
+    world_free(&wb);
+    world_free(&wg);
+}
+
+static void switch_into_group_probes_its_members(void **st) {
+    (void)st;
+    int group[6] = {0, 0, 0, 1, 1, 1};
+    /* Group 0's representative wins; from call 200 it slows down, group 1's untimed members
+     * (4, 5) must then be timed, and 5 is the fastest of all. */
+    scen_t sc = {{1.0, 2.0, 2.2, 1.5, 1.6, 1.2}, 0, 200, 1L << 40, 10};
+    ac_star_cfg_t g = basic;
+    g.grouping = 1;
+    world_t w;
+    world_init(&w, &g, 6, group);
+    int last = -1;
+    for (int i = 0; i < 1200; i++)
+        last = world_call(&w, scen_clock, &sc);
+    assert_int_equal(last, 5);
+    assert_true(w.s[0].score[4] > 0 && w.s[0].score[5] > 0);
+    world_free(&w);
+}
+
+static void single_candidate_never_reduces(void **st) {
+    (void)st;
+    scen_t sc = {{1}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &basic, 1, NULL);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(world_call(&w, scen_clock, &sc), 0);
+    assert_int_equal(w.s[0].decisions, 0);
+    assert_int_equal(w.s[0].probe_calls, 0);
+    world_free(&w);
+}
+
+static void iter_one_and_bad_init(void **st) {
+    (void)st;
+    ac_star_cfg_t cfg = basic;
+    cfg.iter = 1;
+    scen_t sc = {{3, 2, 1}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &cfg, 3, NULL);
+    int last = -1;
+    for (int i = 0; i < 50; i++)
+        last = world_call(&w, scen_clock, &sc);
+    assert_int_equal(last, 2);
+    world_free(&w);
+    ac_star_t s;
+    assert_int_equal(ac_star_init(&s, &basic, 4, 0, NULL), -1);
+    assert_int_equal(ac_star_init(&s, &basic, 4, AC_STAR_MAX + 1, NULL), -1);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(picks_fastest),
+        cmocka_unit_test(stat_max_variant),
+        cmocka_unit_test(switches_after_sustained_change),
+        cmocka_unit_test(transient_spike_does_not_switch),
+        cmocka_unit_test(delta_doubles_to_cap),
+        cmocka_unit_test(grouping_needs_fewer_probes),
+        cmocka_unit_test(switch_into_group_probes_its_members),
+        cmocka_unit_test(single_candidate_never_reduces),
+        cmocka_unit_test(iter_one_and_bad_init),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
