@@ -1,0 +1,465 @@
+/*
+ * autocoll-bench: OSU-style latency benchmark of the collectives of autocoll, one algorithm
+ * instance (or the library's own choice, or the MPI library's collective) at a time.
+ *
+ *   autocoll-bench [-C coll[,coll]] [-a ALG] [-m [min:]max] [-i ITER] [-x WARMUP] [-f] [-c]
+ *                  [-t MECH] [-r ROOT] [--csv FILE] [--json FILE]
+ *
+ * ALG: native (autocoll_force(coll, "native"): the MPI library's collective), auto (nothing
+ * forced: the library's selection in whatever mode it runs), an instance "name[:p=v,...]", a
+ * comma list of those (a token "q=w" without ':' continues the previous instance's parameters),
+ * or all (every registered instance whose restrictions hold here; the others are listed as
+ * skipped). Calls go through autocoll_<coll>() so they always reach the selector.
+ *
+ * Sizes double from min to max (OSU); iterations per size follow STAGE-MPI (100 below 4 KB, 50
+ * below 16 KB, 20 below 128 KB, 10 up to 256 KB, 5 above) unless -i is given; warmup defaults
+ * to a tenth of the iterations (at least 1). Reductions use MPI_FLOAT (sizes below 4 bytes are
+ * skipped, as OSU does). Buffers, validation and the timing mechanisms (-t b2b, barrier,
+ * compute:US, imbalance:R) are in tools/common/ac_bench.c (design in ac_bench.h).
+ *
+ * Output: one OSU-layout table per (collective, instance) on stdout from rank 0, times in
+ * microseconds: "Size Avg" or, with -f, "Size Avg Min Max Iterations" where min/avg/max are over
+ * ranks of each rank's mean time per call; -c adds a Validation column, and with -a auto the
+ * instance the library chose is shown. --csv writes
+ *   coll,instance,bytes,p,mechanism,iters,min_s,avg_s,max_s,valid
+ * (bytes = the library's selection size, seconds, valid = yes/no/-) and --json the same records
+ * as a JSON array (plus "chosen" for auto).
+ *
+ * Exit status: 0 success, 1 a validation mismatch, an MPI error or an instance that could not
+ * be run, 2 bad options. Built with smpicc as well (AC_SMPI): plain MPI, no threads or signals.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autocoll.h"
+#include "ac_bench.h"
+
+static int me, np;
+
+static void usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: autocoll-bench [options]\n"
+        "  -C COLL[,COLL]  collective(s): allgather allgatherv alltoall alltoallv bcast reduce\n"
+        "                  allreduce reduce_scatter reduce_scatter_block gather scatter barrier\n"
+        "                  (default allgather)\n"
+        "  -a ALG          native | auto | name[:param=value,...][,...] | all (default auto)\n"
+        "  -m [MIN:]MAX    message sizes in bytes, doubling from MIN (default 1:1M; K, M ok)\n"
+        "  -i ITER         timed iterations per size (default: by size, STAGE-MPI)\n"
+        "  -x WARMUP       untimed iterations per size (default: ITER/10, at least 1)\n"
+        "  -f              full statistics: min/avg/max over ranks and iterations\n"
+        "  -c              validate every call against the MPI library's collective\n"
+        "  -t MECH         timing: b2b (default) | barrier | compute:US | imbalance:R\n"
+        "  -r ROOT         root of bcast, reduce, gather, scatter (default 0)\n"
+        "  --csv FILE      machine-readable results (CSV with a header line)\n"
+        "  --json FILE     machine-readable results (JSON array)\n"
+        "  -h, --help      this text\n");
+}
+
+static int bad_option(const char *fmt, const char *arg) {
+    if (me == 0) {
+        fprintf(stderr, "autocoll-bench: ");
+        fprintf(stderr, fmt, arg ? arg : "");
+        fprintf(stderr, "\n");
+        usage(stderr);
+    }
+    return 2;
+}
+
+/* ------------------------------------------------------------------ instance lists */
+
+typedef struct {
+    char name[256];
+    int skip; /* restriction does not hold */
+    const char *why;
+} inst_t;
+
+/* Splits a comma list of instances into out (a token with '=' but no ':' continues the
+ * previous instance's parameter list). Returns the count, or -1 when too long. */
+static int split_instances(const char *s, inst_t *out, int max) {
+    int n = 0;
+    const char *q = s;
+    while (q && *q) {
+        const char *e = strchr(q, ',');
+        size_t len = e ? (size_t)(e - q) : strlen(q);
+        char tok[256];
+        if (len == 0 || len >= sizeof tok) return -1;
+        memcpy(tok, q, len);
+        tok[len] = '\0';
+        if (n > 0 && !strchr(tok, ':') && strchr(tok, '=') && strchr(out[n - 1].name, ':')) {
+            size_t have = strlen(out[n - 1].name);
+            if (have + 1 + len >= sizeof out[n - 1].name) return -1;
+            out[n - 1].name[have] = ',';
+            memcpy(out[n - 1].name + have + 1, tok, len + 1);
+        } else {
+            if (n == max) return -1;
+            memset(&out[n], 0, sizeof out[n]);
+            memcpy(out[n].name, tok, len + 1);
+            n++;
+        }
+        q = e ? e + 1 : NULL;
+    }
+    return n;
+}
+
+/* The instances of coll named by -a (every registered one for "all"), with the restrictions
+ * that exclude some of them here. Returns 0, or 2 after reporting a bad name. */
+static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t **out, int *nout) {
+    const char *cname = autocoll_coll_name(coll);
+    inst_t *list = NULL;
+    int n = 0;
+    if (!strcmp(alg, "all")) {
+        int total = 0;
+        for (int a = 0; a < autocoll_alg_count(coll); a++)
+            total += autocoll_instance_count(coll, a);
+        list = calloc((size_t)total + 1, sizeof *list);
+        for (int a = 0; list && a < autocoll_alg_count(coll); a++) {
+            autocoll_alg_info_t in;
+            autocoll_alg_info(coll, a, &in);
+            const char *why = acb_restriction_reason(in.restrictions, np, lay);
+            for (int i = 0; i < autocoll_instance_count(coll, a) && n < total; i++) {
+                autocoll_instance_name(coll, a, i, list[n].name, sizeof list[n].name);
+                list[n].why = why;
+                list[n++].skip = why != NULL;
+            }
+        }
+        *out = list, *nout = n;
+        return 0;
+    }
+    list = calloc(64, sizeof *list);
+    n = list ? split_instances(alg, list, 64) : -1;
+    if (n <= 0) {
+        free(list);
+        return bad_option("bad algorithm list '%s'", alg);
+    }
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(list[i].name, "auto")) continue;
+        int a = acb_alg_index(coll, list[i].name);
+        if (a < 0 || autocoll_force(coll, list[i].name) != MPI_SUCCESS) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s: unknown or invalid instance '%s'", cname, list[i].name);
+            free(list);
+            return bad_option("%s (see autocoll-info)", msg);
+        }
+        autocoll_force(coll, NULL);
+        autocoll_alg_info_t in;
+        autocoll_alg_info(coll, a, &in);
+        list[i].why = acb_restriction_reason(in.restrictions, np, lay);
+        list[i].skip = list[i].why != NULL;
+    }
+    *out = list, *nout = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ output files */
+
+static FILE *csv, *json;
+static int json_records;
+
+static void csv_field(FILE *f, const char *s) {
+    if (strpbrk(s, ",\"\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"') fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else {
+        fputs(s, f);
+    }
+}
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void record(const char *coll, const char *inst, const char *chosen, unsigned long long bytes,
+                   const char *mech, const acb_result_t *r) {
+    const char *valid = r->valid < 0 ? "-" : r->valid ? "yes" : "no";
+    if (csv) {
+        csv_field(csv, coll);
+        fputc(',', csv);
+        csv_field(csv, inst);
+        fprintf(csv, ",%llu,%d,", bytes, np);
+        csv_field(csv, mech);
+        fprintf(csv, ",%d,%.9e,%.9e,%.9e,%s\n", r->iters, r->min, r->avg, r->max, valid);
+        fflush(csv);
+    }
+    if (json) {
+        fprintf(json, "%s\n  {\"coll\": ", json_records++ ? "," : "");
+        json_string(json, coll);
+        fprintf(json, ", \"instance\": ");
+        json_string(json, inst);
+        if (chosen) {
+            fprintf(json, ", \"chosen\": ");
+            json_string(json, chosen);
+        }
+        fprintf(json, ", \"bytes\": %llu, \"p\": %d, \"mechanism\": ", bytes, np);
+        json_string(json, mech);
+        fprintf(json,
+                ", \"iters\": %d, \"min_s\": %.9e, \"avg_s\": %.9e, \"max_s\": %.9e, "
+                "\"valid\": \"%s\"}",
+                r->iters, r->min, r->avg, r->max, valid);
+        fflush(json);
+    }
+}
+
+/* ------------------------------------------------------------------ main */
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+    PMPI_Comm_size(MPI_COMM_WORLD, &np);
+
+    const char *colls_arg = "allgather", *alg = "auto", *mech_arg = "b2b";
+    const char *csv_path = NULL, *json_path = NULL;
+    unsigned long long mmin = 1, mmax = 1 << 20;
+    long iters = 0, warmup = -1, root = 0;
+    int full = 0, validate = 0, rc = 0;
+    acb_mech_t mech;
+    static const struct option longopts[] = {{"csv", required_argument, NULL, 1},
+                                             {"json", required_argument, NULL, 2},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {NULL, 0, NULL, 0}};
+    opterr = 0;
+    int o;
+    while (rc == 0 && (o = getopt_long(argc, argv, ":C:a:m:i:x:fct:r:h", longopts, NULL)) != -1) {
+        char *end;
+        switch (o) {
+        case 'C':
+            colls_arg = optarg;
+            break;
+        case 'a':
+            alg = optarg;
+            break;
+        case 'm':
+            if (acb_parse_range(optarg, &mmin, &mmax) || mmin < 1 || mmin > mmax ||
+                mmax > (1ull << 30))
+                rc =
+                    bad_option("bad size range '%s' (-m [MIN:]MAX, 1 <= MIN <= MAX <= 1G)", optarg);
+            break;
+        case 'i':
+            iters = strtol(optarg, &end, 10);
+            if (*end || end == optarg || iters < 1 || iters > 100000000)
+                rc = bad_option("bad iteration count '%s'", optarg);
+            break;
+        case 'x':
+            warmup = strtol(optarg, &end, 10);
+            if (*end || end == optarg || warmup < 0 || warmup > 100000000)
+                rc = bad_option("bad warmup count '%s'", optarg);
+            break;
+        case 'f':
+            full = 1;
+            break;
+        case 'c':
+            validate = 1;
+            break;
+        case 't':
+            mech_arg = optarg;
+            break;
+        case 'r':
+            root = strtol(optarg, &end, 10);
+            if (*end || end == optarg || root < 0 || root >= np)
+                rc = bad_option("bad root '%s' (0 <= ROOT < number of processes)", optarg);
+            break;
+        case 1:
+            csv_path = optarg;
+            break;
+        case 2:
+            json_path = optarg;
+            break;
+        case 'h':
+            if (me == 0) usage(stdout);
+            MPI_Finalize();
+            return 0;
+        case ':':
+            rc = bad_option("option needs a value: %s", argv[optind - 1]);
+            break;
+        default:
+            rc = bad_option("unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (rc == 0 && optind < argc) rc = bad_option("unexpected argument '%s'", argv[optind]);
+    if (rc == 0 && acb_mech_parse(mech_arg, &mech))
+        rc = bad_option("bad timing mechanism '%s' (b2b, barrier, compute:US, imbalance:R)",
+                        mech_arg);
+
+    /* Collectives. */
+    int colls[AUTOCOLL_NCOLL], ncoll = 0;
+    if (rc == 0) {
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s", colls_arg);
+        for (char *sv = NULL, *tok = strtok_r(tmp, ",", &sv); tok && rc == 0;
+             tok = strtok_r(NULL, ",", &sv)) {
+            int c = autocoll_coll_from_name(tok);
+            if (c < 0)
+                rc = bad_option("unknown collective '%s'", tok);
+            else if (ncoll < AUTOCOLL_NCOLL)
+                colls[ncoll++] = c;
+        }
+        if (rc == 0 && ncoll == 0) rc = bad_option("no collective given (-C)", NULL);
+    }
+    if (rc) {
+        MPI_Finalize();
+        return rc;
+    }
+
+    /* Private communicator; errors are returned, not fatal. */
+    MPI_Comm comm;
+    PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    acb_layout_t lay;
+    acb_layout(comm, &lay);
+    int open_ok = 1;
+
+    /* Every instance list is checked before anything is measured. */
+    inst_t *lists[AUTOCOLL_NCOLL] = {NULL};
+    int counts[AUTOCOLL_NCOLL] = {0};
+    for (int ci = 0; ci < ncoll && rc == 0; ci++)
+        rc = build_list(colls[ci], alg, &lay, &lists[ci], &counts[ci]);
+    if (rc) open_ok = 0; /* nothing is measured; no file is written */
+    /* Output files: opened by rank 0, agreement on success. */
+    if (me == 0 && open_ok) {
+        if (csv_path && !(csv = fopen(csv_path, "w"))) {
+            fprintf(stderr, "autocoll-bench: cannot write %s\n", csv_path);
+            open_ok = 0;
+        }
+        if (json_path && !(json = fopen(json_path, "w"))) {
+            fprintf(stderr, "autocoll-bench: cannot write %s\n", json_path);
+            open_ok = 0;
+        }
+        if (csv) fprintf(csv, "coll,instance,bytes,p,mechanism,iters,min_s,avg_s,max_s,valid\n");
+        if (json) fprintf(json, "[");
+    }
+    PMPI_Bcast(&open_ok, 1, MPI_INT, 0, comm);
+    if (!open_ok) {
+        if (csv) fclose(csv);
+        if (json) fclose(json);
+        for (int ci = 0; ci < ncoll; ci++)
+            free(lists[ci]);
+        PMPI_Comm_free(&comm);
+        MPI_Finalize();
+        return 2;
+    }
+
+    for (int ci = 0; ci < ncoll && rc != 2; ci++) {
+        int coll = colls[ci], n = counts[ci];
+        const char *cname = autocoll_coll_name(coll);
+        inst_t *list = lists[ci];
+        for (int ii = 0; ii < n; ii++) {
+            inst_t *in = &list[ii];
+            int is_auto = !strcmp(in->name, "auto");
+            if (in->skip) {
+                if (me == 0)
+                    printf("# %s %s: skipped (%s; p=%d, nodes=%d)\n", cname, in->name, in->why, np,
+                           lay.nodes);
+                continue;
+            }
+            autocoll_force(coll, is_auto ? NULL : in->name);
+            if (me == 0) {
+                printf("# autocoll-bench (autocoll %s): %s, instance %s\n", autocoll_version(),
+                       cname, in->name);
+                printf("# p=%d, nodes=%d, mechanism %s", np, lay.nodes, mech.text);
+                if (acb_is_rooted(coll)) printf(", root %ld", root);
+                printf("\n");
+                printf("%-10s%18s", "# Size", "Avg Latency(us)");
+                if (full)
+                    printf("%18s%18s%12s", "Min Latency(us)", "Max Latency(us)", "Iterations");
+                if (validate) printf("%12s", "Validation");
+                if (is_auto) printf("  Instance");
+                printf("\n");
+                fflush(stdout);
+            }
+            int stop = 0;
+            for (unsigned long long m = coll == AUTOCOLL_BARRIER ? 0 : mmin; !stop;
+                 m = m ? m * 2 : mmax + 1) {
+                if (coll != AUTOCOLL_BARRIER && m > mmax) break;
+                size_t msg = (size_t)m;
+                if (acb_is_reduction(coll) && msg < acb_elem_size(coll)) continue;
+                acb_case_t k;
+                int e = acb_case_init(&k, comm, coll, msg, (int)root);
+                if (e == MPI_ERR_NO_MEM) {
+                    if (me == 0) printf("# %zu bytes: not enough memory, stopping\n", msg);
+                    break;
+                }
+                int it = iters ? (int)iters : acb_default_iters(k.msg);
+                int wu = warmup >= 0 ? (int)warmup : (it / 10 > 0 ? it / 10 : 1);
+                /* The forced instance must really run (the library falls back to native when
+                 * it cannot); checked on a first untimed call. */
+                acb_call(&k);
+                char last[256] = "";
+                autocoll_last_choice(comm, coll, last, sizeof last);
+                size_t nl = strlen(in->name);
+                if (!is_auto && last[0] && strcmp(last, in->name) &&
+                    !(strncmp(last, in->name, nl) == 0 && last[nl] == ':')) {
+                    if (me == 0)
+                        printf("# %s %s did not run (the library ran %s): skipped\n", cname,
+                               in->name, last);
+                    rc = rc ? rc : 1;
+                    acb_case_free(&k);
+                    break;
+                }
+                acb_result_t r;
+                acb_measure(&k, &mech, it, wu, validate, &r);
+                /* Rank 0 reports what it ran; every rank ran the same (agreement). */
+                if (me == 0) {
+                    printf("%-10zu%18.2f", k.msg, r.avg * 1e6);
+                    if (full) printf("%18.2f%18.2f%12d", r.min * 1e6, r.max * 1e6, r.iters);
+                    if (validate) printf("%12s", r.valid ? "Pass" : "Fail");
+                    if (is_auto) printf("  %s", last);
+                    printf("\n");
+                    fflush(stdout);
+                    record(cname, in->name, is_auto ? last : NULL, acb_sel_bytes(coll, k.msg, np),
+                           mech.text, &r);
+                }
+                if (r.errors) {
+                    if (me == 0)
+                        fprintf(stderr, "autocoll-bench: %s %s %zu B: MPI error on %d rank(s)\n",
+                                cname, in->name, k.msg, r.errors);
+                    rc = 1;
+                }
+                if (validate && !r.valid) {
+                    if (me == 0)
+                        fprintf(stderr,
+                                "autocoll-bench: VALIDATION FAILED: %s instance %s, %zu bytes "
+                                "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
+                                "byte %lld of the output differs from the MPI library's "
+                                "result%s\n",
+                                cname, is_auto ? last : in->name, k.msg,
+                                acb_sel_bytes(coll, k.msg, np), np, root, r.bad_rank, r.bad_iter,
+                                r.bad_offset,
+                                r.bad_offset >= r.bad_len ? " (guard area after the data)" : "");
+                    rc = 1;
+                }
+                acb_case_free(&k);
+                if (coll == AUTOCOLL_BARRIER) stop = 1;
+            }
+            autocoll_force(coll, NULL);
+        }
+    }
+    for (int ci = 0; ci < ncoll; ci++)
+        free(lists[ci]);
+    if (me == 0) {
+        if (csv) fclose(csv);
+        if (json) {
+            fprintf(json, "%s]\n", json_records ? "\n" : "");
+            fclose(json);
+        }
+    }
+    PMPI_Comm_free(&comm);
+    MPI_Finalize();
+    return rc;
+}

@@ -1,0 +1,565 @@
+/*
+ * Shared measurement code of the tools: see ac_bench.h for the design (cases, timing
+ * mechanisms, validation, agreement of the statistics).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "autocoll.h"
+#include "ac_bench.h"
+#ifdef AC_SMPI
+#include <smpi/smpi.h>
+#endif
+
+enum { GUARD = 64, TAG_PING = 4711 };
+
+/* ------------------------------------------------------------------ parsing */
+
+int acb_parse_size(const char *s, unsigned long long *v) {
+    if (!s || !isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno) return -1;
+    unsigned long long mul = 1;
+    if (*end == 'K' || *end == 'k')
+        mul = 1ull << 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        mul = 1ull << 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        mul = 1ull << 30, end++;
+    if (*end || (x && mul > ~0ull / x)) return -1;
+    *v = x * mul;
+    return 0;
+}
+
+int acb_parse_range(const char *s, unsigned long long *lo, unsigned long long *hi) {
+    const char *colon = s ? strchr(s, ':') : NULL;
+    if (!s) return -1;
+    if (!colon) return acb_parse_size(s, hi);
+    char a[64];
+    size_t n = (size_t)(colon - s);
+    if (n == 0 || n >= sizeof a) return -1;
+    memcpy(a, s, n);
+    a[n] = '\0';
+    if (acb_parse_size(a, lo)) return -1;
+    if (colon[1] == '\0') return 0; /* "min:" keeps the default maximum */
+    if (acb_parse_size(colon + 1, hi)) return -1;
+    return *lo <= *hi ? 0 : -1;
+}
+
+int acb_mech_parse(const char *s, acb_mech_t *m) {
+    char *end;
+    memset(m, 0, sizeof *m);
+    if (!s) return -1;
+    if (!strcmp(s, "b2b")) {
+        m->kind = ACB_B2B;
+    } else if (!strcmp(s, "barrier")) {
+        m->kind = ACB_BARRIER;
+    } else if (!strncmp(s, "compute:", 8) || !strncmp(s, "imbalance:", 10)) {
+        int comp = s[0] == 'c';
+        const char *v = s + (comp ? 8 : 10);
+        if (!*v || isspace((unsigned char)*v)) return -1;
+        errno = 0;
+        double x = strtod(v, &end);
+        if (errno || *end || !(x >= 0) || x > 1e9) return -1;
+        m->kind = comp ? ACB_COMPUTE : ACB_IMBALANCE;
+        m->param = x;
+    } else {
+        return -1;
+    }
+    snprintf(m->text, sizeof m->text, "%s", s);
+    return 0;
+}
+
+int acb_default_iters(size_t msg) {
+    if (msg < 4096) return 100;
+    if (msg < 16384) return 50;
+    if (msg < 131072) return 20;
+    if (msg <= 262144) return 10;
+    return 5;
+}
+
+/* ------------------------------------------------------------------ collectives */
+
+int acb_is_reduction(int c) {
+    return c == AUTOCOLL_REDUCE || c == AUTOCOLL_ALLREDUCE || c == AUTOCOLL_REDUCE_SCATTER ||
+           c == AUTOCOLL_REDUCE_SCATTER_BLOCK;
+}
+int acb_is_rooted(int c) {
+    return c == AUTOCOLL_BCAST || c == AUTOCOLL_REDUCE || c == AUTOCOLL_GATHER ||
+           c == AUTOCOLL_SCATTER;
+}
+size_t acb_elem_size(int c) {
+    return acb_is_reduction(c) ? sizeof(float) : 1;
+}
+unsigned long long acb_sel_bytes(int c, size_t msg, int p) {
+    if (c == AUTOCOLL_BARRIER) return 0;
+    if (c == AUTOCOLL_ALLGATHERV || c == AUTOCOLL_ALLTOALLV || c == AUTOCOLL_REDUCE_SCATTER)
+        return (unsigned long long)msg * (unsigned long long)p;
+    return msg;
+}
+
+const char *acb_restriction_reason(unsigned r, int p, const acb_layout_t *l) {
+    if ((r & AUTOCOLL_R_POF2) && (p & (p - 1))) return "needs a power-of-two number of processes";
+    if ((r & AUTOCOLL_R_EVEN_P) && p % 2) return "needs an even number of processes";
+    if ((r & AUTOCOLL_R_P2) && p != 2) return "needs exactly two processes";
+    if ((r & AUTOCOLL_R_MULTINODE) && l->nodes < 2) return "needs ranks on more than one node";
+    if ((r & AUTOCOLL_R_UNIFORM_PPN) && !l->uniform)
+        return "needs the same number of ranks on every node";
+    if (r & AUTOCOLL_R_TOPOLOGY_FILE) return "needs a topology file";
+    return NULL;
+}
+
+int acb_alg_index(int coll, const char *inst) {
+    size_t n = strcspn(inst, ":");
+    for (int a = 0; a < autocoll_alg_count(coll); a++) {
+        autocoll_alg_info_t in;
+        if (autocoll_alg_info(coll, a, &in) != MPI_SUCCESS) continue;
+        if (strlen(in.name) == n && !strncmp(in.name, inst, n)) return a;
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------ layout */
+
+int acb_layout(MPI_Comm comm, acb_layout_t *l) {
+    int p, me;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &me);
+    /* Same rule as the library: rank 0's AUTOCOLL_NODE_LAYOUT, broadcast. */
+    char lay[64] = "";
+    if (me == 0) {
+        const char *e = getenv("AUTOCOLL_NODE_LAYOUT");
+        snprintf(lay, sizeof lay, "%s", e ? e : "");
+    }
+    PMPI_Bcast(lay, (int)sizeof lay, MPI_CHAR, 0, comm);
+    int k = 0, mode = 0; /* 0 auto, 1 block, 2 cyclic */
+    if (!strncmp(lay, "block:", 6)) mode = 1, k = atoi(lay + 6);
+    if (!strncmp(lay, "cyclic:", 7)) mode = 2, k = atoi(lay + 7);
+    if (k <= 0) mode = 0;
+
+    int *node_of = malloc((size_t)p * sizeof(int));
+    int *size_of = calloc((size_t)p, sizeof(int));
+    if (!node_of || !size_of) {
+        free(node_of), free(size_of);
+        l->nodes = 1, l->ppn = p, l->uniform = 1;
+        snprintf(l->placement, sizeof l->placement, "other");
+        return MPI_ERR_NO_MEM;
+    }
+    if (mode == 1) {
+        for (int r = 0; r < p; r++)
+            node_of[r] = r / k;
+    } else if (mode == 2) {
+        for (int r = 0; r < p; r++)
+            node_of[r] = r % (k < p ? k : p);
+    } else {
+        /* Node id = lowest world rank of my shared-memory domain; renumbered below. */
+        MPI_Comm node;
+        int leader = me;
+        PMPI_Barrier(comm); /* SMPI counts actors on a host, not arrived ranks */
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        PMPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node);
+        PMPI_Comm_free(&node);
+        PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, comm);
+    }
+    /* Number nodes in order of their lowest rank. */
+    int *id = malloc((size_t)p * sizeof(int));
+    int nodes = 0;
+    if (id) {
+        for (int r = 0; r < p; r++)
+            id[r] = -1;
+        for (int r = 0; r < p; r++) {
+            int raw = node_of[r];
+            if (id[raw] < 0) id[raw] = nodes++;
+            node_of[r] = id[raw];
+        }
+        free(id);
+    }
+    int maxs = 0, mins = p;
+    for (int r = 0; r < p; r++)
+        size_of[node_of[r]]++;
+    for (int n = 0; n < nodes; n++) {
+        if (size_of[n] > maxs) maxs = size_of[n];
+        if (size_of[n] < mins) mins = size_of[n];
+    }
+    int seq = 1, cyc = 1;
+    for (int r = 1; r < p; r++)
+        if (node_of[r] < node_of[r - 1]) seq = 0;
+    for (int r = 0; r < p; r++)
+        if (node_of[r] != r % nodes) cyc = 0;
+    l->nodes = nodes;
+    l->ppn = maxs;
+    l->uniform = maxs == mins;
+    snprintf(l->placement, sizeof l->placement, "%s",
+             nodes == 1 ? "single"
+             : seq      ? "sequential"
+             : cyc      ? "cyclic"
+                        : "other");
+    free(node_of), free(size_of);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ time and waits */
+
+static double t_origin = -1;
+double acb_now(void) {
+    double t = PMPI_Wtime();
+    if (t_origin < 0) t_origin = t;
+    return t - t_origin;
+}
+
+#ifndef AC_SMPI
+/* Dummy computation of STAGE-MPI Figure 4.3(c); volatile so it is not optimised away. */
+static volatile float dummy_a[1002], dummy_b[1002];
+static void dummy_units(long bound) {
+    for (long j = 0; j < bound; j++)
+        for (int k = 1; k <= 1000; k++)
+            dummy_a[k] = dummy_b[k + 1] + dummy_a[k - 1];
+}
+static double unit_seconds = -1; /* time of one unit (1000 inner iterations) */
+static void dummy_calibrate(void) {
+    long n = 0, step = 1;
+    double t0 = PMPI_Wtime(), t;
+    do {
+        dummy_units(step);
+        n += step;
+        if (step < 1024) step *= 2;
+        t = PMPI_Wtime() - t0;
+    } while (t < 0.005 && n < 100000000L);
+    unit_seconds = t > 0 ? t / (double)n : 1e-9;
+}
+#endif
+
+/* About `sec` seconds of computation. */
+static void compute_for(double sec) {
+    if (sec <= 0) return;
+#ifdef AC_SMPI
+    smpi_execute(sec);
+#else
+    if (unit_seconds < 0) dummy_calibrate();
+    dummy_units((long)(sec / unit_seconds + 0.5));
+#endif
+}
+
+/* Late arrival: stay away from the collective for `sec` seconds. */
+static void wait_for(double sec) {
+    if (sec <= 0) return;
+#ifdef AC_SMPI
+    smpi_execute(sec);
+#else
+    double end = PMPI_Wtime() + sec;
+    if (sec > 0.002) {
+        /* Sleep most of it (oversubscribed ranks need the core), spin the rest. */
+        struct timespec ts;
+        double s = sec - 0.001;
+        ts.tv_sec = (time_t)s;
+        ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+        nanosleep(&ts, NULL);
+    }
+    while (PMPI_Wtime() < end) {
+    }
+#endif
+}
+
+/* Uniform in [0, 1): a hash of (rank, iteration), the same in every run. */
+static double unit_random(int rank, long iter) {
+    uint64_t x = ((uint64_t)(unsigned)rank << 32) ^ (uint64_t)iter ^ 0x9E3779B97F4A7C15ull;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return (double)(x >> 11) / 9007199254740992.0;
+}
+
+/* One-way time of a msg-byte message between ranks 0 and 1 (minimum over a few round trips),
+ * known to every rank. */
+static double message_time(acb_case_t *k) {
+    double t = 0;
+    if (k->size >= 2 && (k->rank == 0 || k->rank == 1)) {
+        size_t n = k->msg ? k->msg : 1;
+        char *b = calloc(n, 1);
+        int peer = 1 - k->rank, cnt = (int)n;
+        double best = 1e30;
+        for (int i = 0; i < 6 && b; i++) {
+            double t0 = PMPI_Wtime();
+            if (k->rank == 0) {
+                PMPI_Send(b, cnt, MPI_CHAR, peer, TAG_PING, k->comm);
+                PMPI_Recv(b, cnt, MPI_CHAR, peer, TAG_PING, k->comm, MPI_STATUS_IGNORE);
+            } else {
+                PMPI_Recv(b, cnt, MPI_CHAR, peer, TAG_PING, k->comm, MPI_STATUS_IGNORE);
+                PMPI_Send(b, cnt, MPI_CHAR, peer, TAG_PING, k->comm);
+            }
+            double d = (PMPI_Wtime() - t0) / 2;
+            if (i > 0 && d < best) best = d; /* the first round trip is a warmup */
+        }
+        t = b ? best : 0;
+        free(b);
+    }
+    PMPI_Bcast(&t, 1, MPI_DOUBLE, 0, k->comm);
+    return t;
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static void fill_bytes(char *b, size_t n, int rank, int salt) {
+    uint32_t x = 2463534242u ^ (uint32_t)(rank * 2654435761u) ^ (uint32_t)salt;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        b[i] = (char)(x >> 24);
+    }
+}
+static void fill_floats(char *b, size_t n, int rank) {
+    /* Small integers: sums over up to 2^20 ranks stay exact in a float. */
+    for (size_t i = 0; i < n / sizeof(float); i++) {
+        float v = (float)((int)((i * 7 + (size_t)rank * 13) % 17) - 8);
+        memcpy(b + i * sizeof(float), &v, sizeof v);
+    }
+}
+
+void acb_case_free(acb_case_t *k) {
+    free(k->sbuf), free(k->rbuf), free(k->ref), free(k->cnts), free(k->dsps);
+    k->sbuf = k->rbuf = k->ref = NULL;
+    k->cnts = k->dsps = NULL;
+}
+
+/* Native (PMPI) call of the case writing its output into out. */
+static int call_native(acb_case_t *k, char *out) {
+    MPI_Comm w = k->comm;
+    MPI_Datatype t = k->type;
+    int c = k->count, root = k->root;
+    switch (k->coll) {
+    case AUTOCOLL_ALLGATHER:
+        return PMPI_Allgather(k->sbuf, c, t, out, c, t, w);
+    case AUTOCOLL_ALLGATHERV:
+        return PMPI_Allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
+    case AUTOCOLL_ALLTOALL:
+        return PMPI_Alltoall(k->sbuf, c, t, out, c, t, w);
+    case AUTOCOLL_ALLTOALLV:
+        return PMPI_Alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
+    case AUTOCOLL_BCAST:
+        if (k->rank == root) memcpy(out, k->sbuf, k->slen);
+        return PMPI_Bcast(out, c, t, root, w);
+    case AUTOCOLL_REDUCE:
+        return PMPI_Reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
+    case AUTOCOLL_ALLREDUCE:
+        return PMPI_Allreduce(k->sbuf, out, c, t, MPI_SUM, w);
+    case AUTOCOLL_REDUCE_SCATTER:
+        return PMPI_Reduce_scatter(k->sbuf, out, k->cnts, t, MPI_SUM, w);
+    case AUTOCOLL_REDUCE_SCATTER_BLOCK:
+        return PMPI_Reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
+    case AUTOCOLL_GATHER:
+        return PMPI_Gather(k->sbuf, c, t, out, c, t, root, w);
+    case AUTOCOLL_SCATTER:
+        return PMPI_Scatter(k->sbuf, c, t, out, c, t, root, w);
+    default:
+        return PMPI_Barrier(w);
+    }
+}
+
+int acb_call(acb_case_t *k) {
+    MPI_Comm w = k->comm;
+    MPI_Datatype t = k->type;
+    int c = k->count, root = k->root;
+    char *out = k->rbuf;
+    switch (k->coll) {
+    case AUTOCOLL_ALLGATHER:
+        return autocoll_allgather(k->sbuf, c, t, out, c, t, w);
+    case AUTOCOLL_ALLGATHERV:
+        return autocoll_allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
+    case AUTOCOLL_ALLTOALL:
+        return autocoll_alltoall(k->sbuf, c, t, out, c, t, w);
+    case AUTOCOLL_ALLTOALLV:
+        return autocoll_alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
+    case AUTOCOLL_BCAST:
+        return autocoll_bcast(out, c, t, root, w);
+    case AUTOCOLL_REDUCE:
+        return autocoll_reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
+    case AUTOCOLL_ALLREDUCE:
+        return autocoll_allreduce(k->sbuf, out, c, t, MPI_SUM, w);
+    case AUTOCOLL_REDUCE_SCATTER:
+        return autocoll_reduce_scatter(k->sbuf, out, k->cnts, t, MPI_SUM, w);
+    case AUTOCOLL_REDUCE_SCATTER_BLOCK:
+        return autocoll_reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
+    case AUTOCOLL_GATHER:
+        return autocoll_gather(k->sbuf, c, t, out, c, t, root, w);
+    case AUTOCOLL_SCATTER:
+        return autocoll_scatter(k->sbuf, c, t, out, c, t, root, w);
+    default:
+        return autocoll_barrier(w);
+    }
+}
+
+void acb_reset(acb_case_t *k) {
+    if (!k->rbuf) return;
+    memset(k->rbuf, 0xA5, k->rlen + GUARD);
+    if (k->coll == AUTOCOLL_BCAST && k->rank == k->root) memcpy(k->rbuf, k->sbuf, k->slen);
+}
+
+long long acb_check(const acb_case_t *k) {
+    if (!k->check_out || !k->rbuf) return -1;
+    for (size_t i = 0; i < k->rlen + GUARD; i++)
+        if (k->rbuf[i] != k->ref[i]) return (long long)i;
+    return -1;
+}
+
+int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) {
+    memset(k, 0, sizeof *k);
+    k->coll = coll, k->comm = comm, k->root = root, k->msg_time = -1;
+    PMPI_Comm_rank(comm, &k->rank);
+    PMPI_Comm_size(comm, &k->size);
+    k->esize = acb_elem_size(coll);
+    k->type = acb_is_reduction(coll) ? MPI_FLOAT : MPI_CHAR;
+    k->count = coll == AUTOCOLL_BARRIER ? 0 : (int)(msg / k->esize);
+    k->msg = (size_t)k->count * k->esize;
+    size_t p = (size_t)k->size, blk = k->msg;
+    int me_root = k->rank == root;
+    k->check_out = 1;
+    switch (coll) {
+    case AUTOCOLL_ALLGATHER:
+    case AUTOCOLL_ALLGATHERV:
+        k->slen = blk, k->rlen = blk * p;
+        break;
+    case AUTOCOLL_ALLTOALL:
+    case AUTOCOLL_ALLTOALLV:
+        k->slen = blk * p, k->rlen = blk * p;
+        break;
+    case AUTOCOLL_BCAST:
+        k->slen = me_root ? blk : 0, k->rlen = blk;
+        break;
+    case AUTOCOLL_REDUCE:
+        k->slen = blk, k->rlen = blk, k->check_out = me_root;
+        break;
+    case AUTOCOLL_ALLREDUCE:
+        k->slen = blk, k->rlen = blk;
+        break;
+    case AUTOCOLL_REDUCE_SCATTER:
+    case AUTOCOLL_REDUCE_SCATTER_BLOCK:
+        k->slen = blk * p, k->rlen = blk;
+        break;
+    case AUTOCOLL_GATHER:
+        k->slen = blk, k->rlen = me_root ? blk * p : 0, k->check_out = me_root;
+        break;
+    case AUTOCOLL_SCATTER:
+        k->slen = me_root ? blk * p : 0, k->rlen = blk;
+        break;
+    default:
+        k->check_out = 0;
+    }
+    int ok = 1;
+    if (coll != AUTOCOLL_BARRIER) {
+        k->sbuf = malloc(k->slen + 1);
+        k->rbuf = malloc(k->rlen + GUARD);
+        k->ref = malloc(k->rlen + GUARD);
+        ok = k->sbuf && k->rbuf && k->ref;
+        if (coll == AUTOCOLL_ALLGATHERV || coll == AUTOCOLL_ALLTOALLV ||
+            coll == AUTOCOLL_REDUCE_SCATTER) {
+            k->cnts = malloc(p * sizeof(int));
+            k->dsps = malloc(p * sizeof(int));
+            ok = ok && k->cnts && k->dsps;
+            for (size_t i = 0; ok && i < p; i++)
+                k->cnts[i] = k->count, k->dsps[i] = (int)i * k->count;
+        }
+    }
+    int all_ok = ok;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        acb_case_free(k);
+        return MPI_ERR_NO_MEM;
+    }
+    if (coll == AUTOCOLL_BARRIER) return MPI_SUCCESS;
+    if (acb_is_reduction(coll))
+        fill_floats(k->sbuf, k->slen, k->rank);
+    else
+        fill_bytes(k->sbuf, k->slen, k->rank, (int)coll);
+    memset(k->ref, 0xA5, k->rlen + GUARD);
+    int err = call_native(k, k->ref);
+    acb_reset(k);
+    return err;
+}
+
+/* ------------------------------------------------------------------ measurement */
+
+int acb_measure(acb_case_t *k, const acb_mech_t *m, int iters, int warmup, int validate,
+                acb_result_t *r) {
+    int err = MPI_SUCCESS, nerr = 0;
+    long bad_iter = -1;
+    long long bad_off = -1;
+    double sum = 0;
+    memset(r, 0, sizeof *r);
+    if (iters < 1) iters = 1;
+    if (m->kind == ACB_IMBALANCE && k->msg_time < 0) k->msg_time = message_time(k);
+
+    for (int i = 0; i < warmup; i++) {
+        PMPI_Barrier(k->comm);
+        int e = acb_call(k);
+        if (e != MPI_SUCCESS) err = e;
+    }
+    if (m->kind == ACB_B2B && !validate) {
+        PMPI_Barrier(k->comm);
+        double t0 = PMPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            int e = acb_call(k);
+            if (e != MPI_SUCCESS) err = e;
+        }
+        sum = PMPI_Wtime() - t0;
+    } else {
+        for (long i = 0; i < iters; i++) {
+            if (validate) acb_reset(k);
+            switch (m->kind) {
+            case ACB_BARRIER:
+                PMPI_Barrier(k->comm);
+                break;
+            case ACB_COMPUTE:
+                compute_for(m->param * 1e-6);
+                break;
+            case ACB_IMBALANCE:
+                PMPI_Barrier(k->comm);
+                wait_for(unit_random(k->rank, i) * m->param * k->msg_time);
+                break;
+            default:
+                break;
+            }
+            double t0 = PMPI_Wtime();
+            int e = acb_call(k);
+            sum += PMPI_Wtime() - t0;
+            if (e != MPI_SUCCESS) err = e;
+            if (validate && bad_iter < 0) {
+                long long off = acb_check(k);
+                if (off >= 0) bad_iter = i, bad_off = off;
+            }
+        }
+    }
+    double mean = sum / iters, mm[2] = {mean, -mean}, red[2], tot = 0;
+    PMPI_Allreduce(mm, red, 2, MPI_DOUBLE, MPI_MIN, k->comm);
+    PMPI_Allreduce(&mean, &tot, 1, MPI_DOUBLE, MPI_SUM, k->comm);
+    r->min = red[0], r->max = -red[1], r->avg = tot / k->size, r->iters = iters;
+
+    int flags[2] = {err != MPI_SUCCESS, 0};
+    PMPI_Allreduce(flags, &nerr, 1, MPI_INT, MPI_SUM, k->comm);
+    r->errors = nerr;
+    r->valid = -1;
+    if (validate) {
+        int mine = bad_iter >= 0 ? k->rank : k->size, first;
+        PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, k->comm);
+        r->valid = first == k->size;
+        r->bad_rank = -1;
+        if (!r->valid) {
+            long long info[3] = {bad_iter, bad_off, (long long)k->rlen};
+            PMPI_Bcast(info, 3, MPI_LONG_LONG, first, k->comm);
+            r->bad_rank = first, r->bad_iter = (long)info[0], r->bad_offset = info[1];
+            r->bad_len = info[2];
+        }
+    }
+    return err;
+}

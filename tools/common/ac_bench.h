@@ -1,0 +1,125 @@
+/*
+ * Shared measurement code of autocoll-bench and autocoll-tune (public API of autocoll + MPI).
+ *
+ * A case (acb_case_t) is one collective at one message size on one communicator: its buffers
+ * with deterministic inputs, a reference result computed by the MPI library itself (PMPI_*),
+ * and the functions to run one call through autocoll (autocoll_<coll>(), i.e. the selector,
+ * honouring autocoll_force), to reset the outputs and to compare them with the reference.
+ *
+ * Message size `msg` (bytes) is what the OSU benchmarks call the size: the bytes one process
+ * contributes per block. Per collective:
+ *   allgather(v), alltoall(v), gather, scatter, reduce_scatter(_block): one block of msg bytes
+ *     per process (v variants: every count equal);
+ *   bcast, reduce, allreduce: a buffer of msg bytes;   barrier: none.
+ * Data collectives move MPI_CHAR; reductions are MPI_SUM over MPI_FLOAT (as OSU) with small
+ * integer values, so every association order gives the same bits and results can be compared
+ * bitwise with the MPI library's. The library's selection size (src/core/args.c) is given by
+ * acb_sel_bytes(): msg, or msg x p for allgatherv, alltoallv and reduce_scatter.
+ *
+ * Timing mechanisms (STAGE-MPI, Figure 4.3, and the arrival-pattern study of §4.2):
+ *   b2b          barrier; t0; ITER calls; (now - t0) / ITER                 (Mpptest)
+ *   barrier      ITER x { barrier; t = now; call; sum += now - t }
+ *   compute:US   ITER x { about US microseconds of dummy computation; t = now; call; ... }
+ *   imbalance:R  ITER x { barrier; wait u x R x T; t = now; call; ... } where u is uniform in
+ *                [0, 1] from a deterministic hash of (rank, iteration) and T the one-way time of
+ *                one message of this size, measured by a ping-pong between ranks 0 and 1 in a
+ *                calibration pass (the time unit of the imbalance factor, spec §6.1).
+ * The per-rank result is the mean time per call; statistics are min/avg/max over ranks. Every
+ * rank holds the same statistics (computed from allreduces), so decisions taken from them are
+ * identical everywhere without further messages. Internal synchronisation and statistics use
+ * PMPI_* so they are neither intercepted nor logged by the library.
+ *
+ * With validation on, every timed call is preceded by a reset of the outputs (sentinel bytes,
+ * plus a guard area after the data that must stay untouched) and followed by a bitwise check
+ * against the reference; these steps are outside the timed region but separate the calls, so
+ * b2b then times the calls one by one.
+ *
+ * Under SimGrid (AC_SMPI), dummy computation and waits are simulated durations
+ * (smpi_execute), since real computation is not accounted with simulate-computation:no.
+ */
+#ifndef AC_BENCH_H
+#define AC_BENCH_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+enum { ACB_B2B, ACB_BARRIER, ACB_COMPUTE, ACB_IMBALANCE };
+
+typedef struct {
+    int kind;
+    double param;  /* microseconds (compute) or imbalance factor R */
+    char text[48]; /* canonical spelling, e.g. "compute:50" */
+} acb_mech_t;
+
+/* Parses "b2b", "barrier", "compute:US", "imbalance:R". 0 on success, -1 otherwise. */
+int acb_mech_parse(const char *s, acb_mech_t *m);
+
+/* Node layout as the library sees it: MPI shared-memory domains, or the emulation requested by
+ * AUTOCOLL_NODE_LAYOUT=block:N|cyclic:N (read on rank 0 and broadcast, as the library does). */
+typedef struct {
+    int nodes;
+    int ppn;            /* ranks per node when uniform, else the largest node */
+    int uniform;        /* every node holds the same number of ranks */
+    char placement[16]; /* single, sequential, cyclic, other */
+} acb_layout_t;
+int acb_layout(MPI_Comm comm, acb_layout_t *l); /* collective */
+
+/* "4096", "4K", "1M": 0 on success, -1 when not a number. */
+int acb_parse_size(const char *s, unsigned long long *v);
+/* "[min:]max" (or "min:"): 0 on success, -1 otherwise. */
+int acb_parse_range(const char *s, unsigned long long *lo, unsigned long long *hi);
+/* STAGE-MPI iteration counts per size (§4.2). */
+int acb_default_iters(size_t msg);
+
+int acb_is_reduction(int coll);
+int acb_is_rooted(int coll);
+size_t acb_elem_size(int coll);                                /* 4 (float) or 1 (char) */
+unsigned long long acb_sel_bytes(int coll, size_t msg, int p); /* library's selection size */
+
+/* Restrictions that exclude an algorithm on this communicator for the calls made here (sum is
+ * commutative, no MPI_IN_PLACE): NULL when applicable, else the reason. */
+const char *acb_restriction_reason(unsigned restrictions, int p, const acb_layout_t *l);
+/* Registry index of the algorithm named by instance "name[:params]" of coll, or -1. */
+int acb_alg_index(int coll, const char *instance);
+
+typedef struct {
+    int coll, root, rank, size;
+    MPI_Comm comm;
+    size_t msg, esize;
+    int count; /* elements per block */
+    MPI_Datatype type;
+    char *sbuf, *rbuf, *ref; /* rbuf and ref: rlen + guard bytes */
+    size_t slen, rlen;
+    int *cnts, *dsps;
+    int check_out;   /* this rank's output is significant */
+    double msg_time; /* imbalance unit T (seconds), < 0 until calibrated */
+} acb_case_t;
+
+/* Collective: allocates and fills the buffers, computes the reference with PMPI. Returns
+ * MPI_SUCCESS, or MPI_ERR_NO_MEM when any rank could not allocate (then nothing is held). */
+int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root);
+void acb_case_free(acb_case_t *k);
+int acb_call(acb_case_t *k);              /* one call through autocoll_<coll>(); MPI error code */
+void acb_reset(acb_case_t *k);            /* sentinel into the outputs (bcast root: its data) */
+long long acb_check(const acb_case_t *k); /* -1 when equal to the reference, else byte offset */
+
+typedef struct {
+    double min, avg, max; /* over ranks of the per-rank mean seconds per call */
+    int iters;
+    int valid;            /* -1 not checked, 1 every call matched, 0 a mismatch */
+    int bad_rank;         /* first rank with a mismatch */
+    long bad_iter;        /* its first failing iteration */
+    long long bad_offset; /* first differing byte of its output */
+    long long bad_len;    /* its output's data length (bad_offset >= bad_len: guard area) */
+    int errors;           /* number of ranks whose calls returned an MPI error */
+} acb_result_t;
+
+/* Collective: warmup calls, then iters timed calls with mechanism m (validated when validate).
+ * Every rank gets the same *r. */
+int acb_measure(acb_case_t *k, const acb_mech_t *m, int iters, int warmup, int validate,
+                acb_result_t *r);
+
+/* Seconds since the first call of any acb_ function on this process (PMPI_Wtime based). */
+double acb_now(void);
+
+#endif
