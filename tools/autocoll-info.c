@@ -4,19 +4,71 @@
  *
  *   autocoll-info [COLLECTIVE]        table of algorithms (all collectives when none given)
  *   autocoll-info --instances [COLL]  every parameter instance, one per line ("coll name:p=v")
+ *   autocoll-info --check FILE        validate a tuning table: every problem with its JSON
+ *                                     location; exit 1 when there is any, 0 when clean
+ *   autocoll-info --export-ompi IN OUT   Open MPI coll/tuned dynamic rules file from a table
+ *   autocoll-info --export-mpich IN OUT  MPICH collective-selection JSON from a table
+ * Tables are described in docs/tuning-table.md.
  */
 #include <stdio.h>
 #include <string.h>
 #include "autocoll.h"
 
 static int usage(void) {
-    fprintf(stderr, "usage: autocoll-info [--instances] [COLLECTIVE]\n");
+    fprintf(stderr, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
+                    "       autocoll-info --check TABLE\n"
+                    "       autocoll-info --export-ompi TABLE OUT\n"
+                    "       autocoll-info --export-mpich TABLE OUT\n");
     return 2;
+}
+
+static void print_problem(void *arg, const char *where, const char *msg) {
+    fprintf(stderr, "%s: %s: %s\n", (const char *)arg, where, msg);
+}
+
+/* --check: 0 clean, 1 problems (the table may still be usable), 2 unusable. */
+static int check(const char *path) {
+    int n = 0;
+    autocoll_table_t *t = autocoll_table_load(path, print_problem, (void *)path, &n);
+    if (!t) {
+        fprintf(stderr, "%s: not usable (%d problem%s)\n", path, n, n == 1 ? "" : "s");
+        return n ? 1 : 2;
+    }
+    printf("%s: %d rule%s", path, autocoll_table_rule_count(t),
+           autocoll_table_rule_count(t) == 1 ? "" : "s");
+    const char *keys[] = {"mpi_library", "p", "nodes", "ppn", "date", "tool"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = autocoll_table_get_info(t, keys[i]);
+        if (v) printf(", %s %s", keys[i], v);
+    }
+    printf("; %d problem%s\n", n, n == 1 ? "" : "s");
+    autocoll_table_free(t);
+    return n ? 1 : 0;
+}
+
+static int export_table(const char *in, const char *out, int mpich) {
+    int n = 0;
+    autocoll_table_t *t = autocoll_table_load(in, print_problem, (void *)in, &n);
+    if (!t) return 1;
+    int rc = mpich ? autocoll_table_export_mpich(t, out) : autocoll_table_export_ompi(t, out);
+    int total = autocoll_table_rule_count(t);
+    autocoll_table_free(t);
+    if (rc < 0) {
+        fprintf(stderr, "autocoll-info: cannot write '%s'\n", out);
+        return 1;
+    }
+    printf("%s: %d of %d rule%s exported (the others have no %s twin or are shadowed)\n", out, rc,
+           total, total == 1 ? "" : "s", mpich ? "MPICH" : "Open MPI");
+    return 0;
 }
 
 int main(int argc, char **argv) {
     int instances = 0, only = -1;
+    if (argc == 3 && !strcmp(argv[1], "--check")) return check(argv[2]);
+    if (argc == 4 && !strcmp(argv[1], "--export-ompi")) return export_table(argv[2], argv[3], 0);
+    if (argc == 4 && !strcmp(argv[1], "--export-mpich")) return export_table(argv[2], argv[3], 1);
     for (int i = 1; i < argc; i++) {
+        if (!strncmp(argv[i], "--check", 7) || !strncmp(argv[i], "--export", 8)) return usage();
         if (!strcmp(argv[i], "--instances"))
             instances = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include "select/table.h"
 
 /* ---------------------------------------------------------------- problem collector */
@@ -515,11 +516,134 @@ static void test_rule_limit(void **state) {
     autocoll_table_free(t);
 }
 
+/* ---------------------------------------------------------------- exports */
+
+/* Every MPICH csel node is either a container ({"algorithm=NAME": {params}}) or a list of
+ * operator keys tried in order, the last one always matching (=any, or the second of a
+ * yes/no, intra/inter pair) so that the search always ends at a container. */
+static int mpich_node_ok(json_t *o, int depth) {
+    const char *key;
+    json_t *v;
+    size_t n = json_object_size(o), i = 0;
+    if (!json_is_object(o) || n == 0 || depth > 12) return 0;
+    json_object_foreach(o, key, v) {
+        i++;
+        if (!strncmp(key, "algorithm=MPIR_", 15)) {
+            if (n != 1 || !json_is_object(v)) return 0;
+            continue;
+        }
+        static const char *ops[] = {"collective=",         "comm_type=",     "comm_size",
+                                    "avg_msg_size",        "total_msg_size", "is_commutative=",
+                                    "is_sendbuf_inplace=", "count",          "is_block_regular="};
+        int known = 0;
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+            known |= !strncmp(key, ops[k], strlen(ops[k]));
+        if (!known) return 0;
+        if (i == n && depth > 0 && !strstr(key, "=any") && !strstr(key, "=inter") &&
+            !strstr(key, "=no"))
+            return 0;
+        if (!mpich_node_ok(v, depth + 1)) return 0;
+    }
+    return 1;
+}
+
+static void test_exports(void **state) {
+    (void)state;
+    const char *j = HEAD "\"rules\":["
+                         "{\"collective\":\"allgather\",\"comm_size\":[4,4],\"bytes\":[0,1024],"
+                         "\"algorithm\":\"lr\"},"
+                         "{\"collective\":\"allgather\",\"comm_size\":[3,6],\"bytes\":[1024,null],"
+                         "\"algorithm\":\"bruck\"},"
+                         "{\"collective\":\"allgather\",\"algorithm\":\"sparbit\"},"
+                         "{\"collective\":\"bcast\",\"bytes\":[0,4096],\"algorithm\":\"binomial\"},"
+                         "{\"collective\":\"bcast\",\"algorithm\":\"pipe_chain:seg=8192\"},"
+                         "{\"collective\":\"reduce\",\"comm_size\":[1,1000],\"bytes\":[0,100],"
+                         "\"algorithm\":\"rab\"},"
+                         "{\"collective\":\"reduce_scatter_block\",\"comm_size\":[2,1000000],"
+                         "\"bytes\":[0,100],\"algorithm\":\"butterfly\"},"
+                         "{\"collective\":\"barrier\",\"algorithm\":\"dissemination\"},"
+                         "{\"collective\":\"alltoallv\",\"algorithm\":\"ring\"}]}";
+    reports_t r;
+    int np;
+    autocoll_table_t *t = parse(j, &r, &np);
+    assert_non_null(t);
+    assert_int_equal(np, 0);
+    char path[] = "/tmp/ac_export_testXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+
+    /* Open MPI. The file is whitespace-separated integers with
+     * the structure ncoll, {coll, ncomm, {size, nmsg, {msg alg faninout segsize}}}. */
+    /* all but sparbit have a twin; butterfly is size-bounded over a million sizes of p,
+     * which cannot be converted (block x p) without splitting them all: not exported */
+    assert_int_equal(autocoll_table_export_ompi(t, path), 7);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    long ncoll, id, ncomm, size, nmsg, msg, alg, fan, seg, prev_size, prev_msg;
+    assert_int_equal(fscanf(f, "%ld", &ncoll), 1);
+    assert_int_equal(ncoll, 5); /* allgather, alltoallv, barrier, bcast, reduce */
+    for (long c = 0; c < ncoll; c++) {
+        assert_int_equal(fscanf(f, "%ld %ld", &id, &ncomm), 2);
+        assert_true(id >= 0 && id <= 15 && ncomm >= 1);
+        prev_size = -1;
+        for (long k = 0; k < ncomm; k++) {
+            assert_int_equal(fscanf(f, "%ld %ld", &size, &nmsg), 2);
+            assert_true(size > prev_size && nmsg >= 1);
+            if (k == 0) assert_int_equal(size, 1);
+            prev_size = size;
+            prev_msg = -1;
+            for (long m = 0; m < nmsg; m++) {
+                assert_int_equal(fscanf(f, "%ld %ld %ld %ld", &msg, &alg, &fan, &seg), 4);
+                if (m == 0) assert_int_equal(msg, 0); /* Open MPI needs a rule at size 0 */
+                assert_true(msg > prev_msg && alg >= 0 && fan >= 0 && seg >= 0);
+                prev_msg = msg;
+                if (id == 7 && alg == 3) assert_int_equal(seg, 8192); /* bcast pipeline */
+            }
+        }
+    }
+    assert_int_equal(fscanf(f, "%ld", &msg), EOF);
+    fclose(f);
+
+    /* MPICH: valid JSON, every collective it searches, csel structure. */
+    /* lr, bruck, binomial, rab, dissemination */
+    assert_int_equal(autocoll_table_export_mpich(t, path), 5);
+    json_error_t e;
+    json_t *root = json_load_file(path, 0, &e);
+    assert_non_null(root);
+    assert_true(json_object_size(root) >= 40);
+    assert_true(mpich_node_ok(root, 0));
+    const char *colls[] = {"allgather", "allgatherv",     "alltoall",
+                           "alltoallv", "bcast",          "reduce",
+                           "allreduce", "reduce_scatter", "reduce_scatter_block",
+                           "gather",    "scatter",        "barrier",
+                           "scan",      "ibcast",         "neighbor_alltoallw"};
+    for (size_t i = 0; i < sizeof colls / sizeof colls[0]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "collective=%s", colls[i]);
+        assert_non_null(json_object_get(root, key));
+    }
+    /* allgather at p = 4: total_msg_size = 4 x the block, so [0, 1024) -> <= 4095. */
+    json_t *ag = json_object_get(json_object_get(root, "collective=allgather"), "comm_type=intra");
+    json_t *p4 = json_object_get(ag, "comm_size<=4");
+    assert_non_null(p4);
+    assert_non_null(json_object_get(json_object_get(p4, "total_msg_size<=4095"),
+                                    "algorithm=MPIR_Allgather_intra_ring"));
+    assert_non_null(json_object_get(json_object_get(p4, "total_msg_size=any"),
+                                    "algorithm=MPIR_Allgather_intra_brucks"));
+    json_decref(root);
+    unlink(path);
+    assert_int_equal(autocoll_table_export_ompi(t, "/nonexistent-dir/x"), -1);
+    assert_int_equal(autocoll_table_export_mpich(NULL, path), -1);
+    autocoll_table_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),      cmocka_unit_test(test_first_match_wins),
         cmocka_unit_test(test_refused_files),   cmocka_unit_test(test_bad_rules),
         cmocka_unit_test(test_empty_and_other), cmocka_unit_test(test_rule_limit),
+        cmocka_unit_test(test_exports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
