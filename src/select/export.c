@@ -375,7 +375,7 @@ static int write_ompi(const void *obj, FILE *f) {
     ac_export_job_t *job = (ac_export_job_t *)obj;
     const autocoll_table_t *t = job->t;
     ac_seg_t *segs[AUTOCOLL_NCOLL] = {0};
-    int nseg[AUTOCOLL_NCOLL] = {0}, ncoll = 0, rc = 0;
+    int nseg[AUTOCOLL_NCOLL] = {0}, nalloc[AUTOCOLL_NCOLL] = {0}, ncoll = 0, rc = 0;
     char *used = calloc((size_t)t->nrules + 1, 1);
     if (!used) return -1;
     for (int c = 0; c < AUTOCOLL_NCOLL && !rc; c++) {
@@ -384,6 +384,7 @@ static int write_ompi(const void *obj, FILE *f) {
             nseg[c] = 0;
             rc = -1;
         }
+        nalloc[c] = nseg[c];
         int any = 0;
         for (int s = 0; s < nseg[c]; s++)
             for (int k = 0; k < segs[c][s].ncut; k++)
@@ -405,7 +406,7 @@ static int write_ompi(const void *obj, FILE *f) {
         }
     }
     for (int c = 0; c < AUTOCOLL_NCOLL; c++)
-        free_segs(segs[c], nseg[c] ? nseg[c] : 0);
+        free_segs(segs[c], nalloc[c]);
     job->exported = count_used(used, t->nrules);
     free(used);
     return rc;

@@ -54,6 +54,17 @@ const char *ac_rule_check_ranges(int coll, long long pmin, long long pmax, long 
     return NULL;
 }
 
+/* 1 when the instance survives writing: formatted and parsed again it is the same (e.g. a
+ * string parameter holding '"' cannot be written back in the instance syntax). */
+static int inst_writable(int coll, const ac_inst_t *in) {
+    char a[512], b[512], err[256];
+    ac_inst_t again;
+    ac_inst_format(in, a, sizeof a);
+    if (strlen(a) + 1 >= sizeof a || ac_inst_parse(coll, a, &again, err, sizeof err)) return 0;
+    ac_inst_format(&again, b, sizeof b);
+    return strcmp(a, b) == 0;
+}
+
 int ac_rule_match(const ac_rule_t *r, int coll, int p, int nodes, int ppn, size_t bytes) {
     return r->coll == coll && r->pmin <= p && p <= r->pmax &&
            (r->nodes == 0 || r->nodes == nodes) && (r->ppn == 0 || r->ppn == ppn) &&
@@ -109,7 +120,8 @@ AC_EXPORT int autocoll_table_add_rule(autocoll_table_t *t, int coll, int pmin, i
     ac_rule_t r;
     if (!t || ac_rule_check_ranges(coll, pmin, pmax, nodes, ppn, lo, hi)) return MPI_ERR_ARG;
     memset(&r, 0, sizeof r);
-    if (ac_inst_parse(coll, instance, &r.inst, err, sizeof err)) return MPI_ERR_ARG;
+    if (ac_inst_parse(coll, instance, &r.inst, err, sizeof err) || !inst_writable(coll, &r.inst))
+        return MPI_ERR_ARG;
     r.coll = coll;
     r.pmin = pmin;
     r.pmax = pmax;
@@ -430,6 +442,9 @@ static int read_rule(ac_problems_t *pr, int i, const json_t *o, ac_rule_t *r) {
                ac_inst_parse(r->coll, json_string_value(ja), &r->inst, err, sizeof err)) {
         problem(pr, w, "%s", err);
         bad = 1;
+    } else if (r->coll >= 0 && !inst_writable(r->coll, &r->inst)) {
+        problem(pr, w, "a parameter value holds characters that cannot be written back ('\"')");
+        bad = 1;
     }
     if (bad) return -1;
 
@@ -719,7 +734,16 @@ static int write_json(const autocoll_table_t *t, FILE *f) {
 }
 
 int ac_table_write_atomic(const char *path, int (*fn)(const void *, FILE *), const void *obj) {
+    struct stat st;
     if (!path || !*path) return -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or pipe (e.g. /dev/stdout): written in place, never replaced. */
+        FILE *f = fopen(path, "w");
+        if (!f) return -1;
+        int rc = fn(obj, f);
+        if (fclose(f)) rc = -1;
+        return rc;
+    }
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (!tmp) return -1;

@@ -352,6 +352,8 @@ static void test_bad_rules(void **state) {
     bad_rule("{\"collective\":\"bcast\",\"algorithm\":\"hier:inter=ring\"}", "rules[1].algorithm",
              "not a bcast algorithm");
     bad_rule("{\"collective\":\"bcast\",\"algorithm\":\"\"}", "rules[1].algorithm", "unknown");
+    bad_rule("{\"collective\":\"allreduce\",\"algorithm\":\"tree:spec=quad\\\"\"}",
+             "rules[1].algorithm", "cannot be written back");
     /* Missing fields, unknown keys. */
     bad_rule("{\"algorithm\":\"ring\"}", "rules[1].collective", "missing");
     bad_rule("{\"collective\":\"bcast\"}", "rules[1].algorithm", "missing");
