@@ -585,7 +585,7 @@ AC_EXPORT autocoll_table_t *autocoll_table_parse(const char *buf, unsigned long 
         if (strcmp(key, "schema") && strcmp(key, "version") && strcmp(key, "rules") &&
             strcmp(key, "provenance")) {
             char w[96];
-            snprintf(w, sizeof w, "%.60s", key);
+            snprintf(w, sizeof w, "%.60s", *key ? key : "\"\"");
             problem(&pr, w, "unknown top-level key (ignored)");
         }
     }
