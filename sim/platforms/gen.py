@@ -32,7 +32,8 @@ def comment(text):
 
 def meta(name, **kw):
     """Parameters for the lower bound: alpha (s, one message end to end), node_bw (B/s, a
-    node's injection link), bisect_bw (B/s, the narrowest cut between two halves of the nodes,
+    node's injection link), bb_bw (B/s, a shared switch backbone every inter-node byte of a
+    single-switch cluster crosses, None = none), bisect_bw (B/s, the narrowest cut between two halves of the nodes,
     None = not narrower than the nodes' links), loop_bw (B/s, intra-node)."""
     META[name] = kw
 
@@ -82,11 +83,11 @@ rank r on switch r mod 4: every logical neighbour is behind another switch).
     hostfile("faraj32b.hosts", hosts)
     hostfile("faraj32c.hosts", [f"f{8*(r%4)+r//4}" for r in range(32)])
     # The chain's middle link carries everything between {s0,s1} and {s2,s3}.
-    meta("faraj32", alpha=60e-6 + 30e-6, node_bw=12.5e6, bisect_bw=12.5e6, bisect_hosts=16,
+    meta("faraj32", alpha=60e-6 + 30e-6, node_bw=12.5e6, bb_bw=None, bisect_bw=12.5e6, bisect_hosts=16,
          loop_bw=None, hosts=32, cores=1)
-    meta("ethernet16", alpha=60e-6, node_bw=12.5e6, bisect_bw=None, loop_bw=None, hosts=16,
+    meta("ethernet16", alpha=60e-6, node_bw=12.5e6, bb_bw=600e6, bisect_bw=None, loop_bw=None, hosts=16,
          cores=1)
-    meta("cluster64", alpha=120e-6, node_bw=125e6, bisect_bw=None, loop_bw=None, hosts=64,
+    meta("cluster64", alpha=120e-6, node_bw=125e6, bb_bw=1.25e9, bisect_bw=None, loop_bw=None, hosts=64,
          cores=1)
 
 
@@ -118,7 +119,7 @@ node r mod 16).
     hosts = [f"y{i}" for i in range(16)]
     hostfile("yahoo.seq.hosts", seq(hosts, 16))
     hostfile("yahoo.cyc.hosts", cyc(hosts, 16))
-    meta("yahoo", alpha=30e-6, node_bw=125e6, bisect_bw=None, loop_bw=4e9, hosts=16, cores=8)
+    meta("yahoo", alpha=30e-6, node_bw=125e6, bb_bw=None, bisect_bw=None, loop_bw=4e9, hosts=16, cores=8)
 
 
 def cervino():
@@ -137,7 +138,7 @@ consecutive ranks per node) and cervino.cyc.hosts (by node: rank r on node r mod
     hosts = [f"c{i}" for i in range(5)]
     hostfile("cervino.seq.hosts", seq(hosts, 64))
     hostfile("cervino.cyc.hosts", cyc(hosts, 64))
-    meta("cervino", alpha=3e-6, node_bw=5e9, bisect_bw=None, loop_bw=10e9, hosts=5, cores=32)
+    meta("cervino", alpha=3e-6, node_bw=5e9, bb_bw=100e9, bisect_bw=None, loop_bw=10e9, hosts=5, cores=32)
 
 
 # ---------------------------------------------------------------- seed 003: SMP clusters
@@ -161,7 +162,7 @@ Hostfile {name}.hosts: one slot per CPU, by node (ranks 0..{cores-1} on host 0, 
         text += "</platform>\n"
         write(f"{name}.xml", text)
         hostfile(f"{name}.hosts", seq([f"{name}-{i}" for i in range(hosts)], cores))
-        meta(name, alpha=80e-6, node_bw=12.5e6, bisect_bw=None,
+        meta(name, alpha=80e-6, node_bw=12.5e6, bb_bw=1e9, bisect_bw=None,
              loop_bw=None if cores == 1 else 200e6, hosts=hosts, cores=cores)
 
 
@@ -211,7 +212,7 @@ Unloaded; grid64-loaded.xml is the same grid with the C3 load profile.""")
                          f'gw_dst="C{b+1}-r" symmetrical="NO">{links}</zoneRoute>\n')
         text += "</zone>\n</platform>\n"
         write(f"{name}.xml", text)
-        meta(name, alpha=2 * 15e-3 + 1e-3, node_bw=12.5e6, bisect_bw=5e6, bisect_hosts=16,
+        meta(name, alpha=2 * 15e-3 + 1e-3, node_bw=12.5e6, bb_bw=None, bisect_bw=5e6, bisect_hosts=16,
              loop_bw=None, hosts=64, cores=1)
     hostfile("grid64.hosts", [f"C{c+1}-{i}" for c in range(8) for i in range(8)])
     rng = random.Random(2002)
@@ -243,7 +244,7 @@ fattree.ppn8.hosts (8 ranks per node, by slot).
     hosts = [f"ft{i}" for i in range(1024)]
     hostfile("fattree.hosts", hosts)
     hostfile("fattree.ppn8.hosts", seq(hosts, 8))
-    meta("fattree", alpha=3e-6, node_bw=12.5e9, bisect_bw=12.5e9 * 16 * 32 / 2, bisect_hosts=512,
+    meta("fattree", alpha=3e-6, node_bw=12.5e9, bb_bw=None, bisect_bw=12.5e9 * 16 * 32 / 2, bisect_hosts=512,
          loop_bw=50e9, hosts=1024, cores=32)
 
     text = HEAD + comment("""
@@ -262,7 +263,7 @@ per node), dragonfly.ppn8.hosts (8 ranks per node, by slot).
     hostfile("dragonfly.hosts", hosts)
     hostfile("dragonfly.ppn8.hosts", seq(hosts, 8))
     # 8 groups, 4 links between each pair: a half/half cut crosses 4*4*4 links.
-    meta("dragonfly", alpha=4e-6, node_bw=12.5e9, bisect_bw=12.5e9 * 64, bisect_hosts=512,
+    meta("dragonfly", alpha=4e-6, node_bw=12.5e9, bb_bw=None, bisect_bw=12.5e9 * 64, bisect_hosts=512,
          loop_bw=50e9, hosts=1024, cores=32)
 
 
