@@ -189,7 +189,8 @@ def sparbit(rows, out):
                  f"set title 'T(Sparbit) / T(best of the others), avg, {pl} {place}'",
                  f"set xtics ({xt})", "set xlabel 'processes'", "set ylabel 'log2(bytes)'",
                  "set cbrange [0.3:1.7]", "set palette defined (0.3 'dark-green', 1 'white', 1.7 'red')",
-                 f"plot '{dat}' using 1:2:3 with image notitle"])
+                 "set xrange [-0.5:*]", "set yrange [-0.5:20.5]",
+                 f"plot '{dat}' using 1:2:3 with points pointtype 5 pointsize 2.6 palette notitle"])
             os.remove(dat)
             md += [f"![{pl} {place}](sparbit-{pl}-{place}.png)", ""]
     return _finish(out, "sparbit", md)
