@@ -85,6 +85,26 @@ int autocoll_force(int coll, const char *spec);
 /* The instance that served the last call of coll on comm from this process ("" when none). */
 int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len);
 
+/* What the adaptive engine knows about one key of a communicator: the collective at a selection
+ * size (docs/tuning-table.md defines it per collective; any value for alltoallv). Times are in
+ * seconds; scores are the engine's (minimum over calls of the mean over ranks). */
+typedef struct {
+    long calls;       /* calls of the key so far */
+    long probe_calls; /* calls spent in measurement rounds */
+    long switches, decisions;
+    long settled_at; /* call count when the first choice was made (0: still probing) */
+    int candidates;  /* probed or probeable after pruning */
+    int considered;  /* applicable before pruning */
+    char chosen[128], runner_up[128];
+    double chosen_time, runner_up_time;
+    double probe_time;                     /* local time spent in probe calls */
+    double bookkeeping_time, monitor_time; /* local time spent in the engine itself */
+} autocoll_adaptive_info_t;
+/* MPI_SUCCESS and *info filled when the engine has a key for (coll, bytes) on comm (the first
+ * one found when several roots or operations share the size), MPI_ERR_ARG otherwise. Local. */
+int autocoll_adaptive_info(MPI_Comm comm, int coll, unsigned long long bytes,
+                           autocoll_adaptive_info_t *info);
+
 /* ---------------------------------------------------------------- tuning tables
  * A tuning table (docs/tuning-table.md) is a JSON file of rules
  *   collective, communicator size range, nodes x ppn, message-size range -> algorithm instance

@@ -126,6 +126,8 @@ typedef struct ac_ctx {
 
     /* Last instance served per collective (for autocoll_last_choice and tests). */
     char last[AUTOCOLL_NCOLL][128];
+
+    struct ac_adapt *adapt; /* adaptive-engine state (select/adapt.c), created on first use */
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -150,8 +152,9 @@ typedef struct {
     int iter;            /* AUTOCOLL_ITER: timed calls per candidate and round (10) */
     double eps;          /* AUTOCOLL_EPSILON: monitoring tolerance (0.10) */
     int delta_max;       /* AUTOCOLL_DELTA_MAX: cap of the monitoring factor (64) */
-    int stat_max;        /* AUTOCOLL_STAT=max: score = min over calls of the max over ranks */
+    int stat;            /* AUTOCOLL_STAT: 0 auto (max for rooted collectives), 1 mean, 2 max */
     int grouping;        /* AUTOCOLL_GROUPING: probe group representatives first (1) */
+    double margin;       /* AUTOCOLL_GROUP_MARGIN: also probe groups this close (0.25) */
     double prune;        /* AUTOCOLL_PRUNE: skip candidates predicted > K x the best (4; 0 off) */
     int exact_sizes;     /* AUTOCOLL_EXACT_SIZES: exact-size keys per collective (4) */
     int sites;           /* AUTOCOLL_SITES: per-call-site keys, checked at every call (0) */
@@ -197,6 +200,7 @@ typedef struct {
     int forced_bad[AUTOCOLL_NCOLL]; /* AUTOCOLL_<COLL> did not parse */
     ac_inst_t forced[AUTOCOLL_NCOLL];
     int world_rank;
+    autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
 } ac_state_t;
 extern ac_state_t ac_g;
 void ac_lock(void);
@@ -223,9 +227,22 @@ void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
 
 /* select.c */
-typedef enum { AC_SRC_NATIVE_DEFAULT = 0, AC_SRC_FORCED, AC_SRC_FALLBACK } ac_source_t;
-/* Returns MPI_SUCCESS and the instance to run, or an MPI error code (policy "error"). */
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src);
+typedef enum {
+    AC_SRC_NATIVE_DEFAULT = 0, /* mode native, or nothing else answered */
+    AC_SRC_FORCED,
+    AC_SRC_FALLBACK, /* forced but unusable: policy AUTOCOLL_ON_ERROR */
+    AC_SRC_TABLE,
+    AC_SRC_MODEL,
+    AC_SRC_ADAPTIVE,
+    AC_SRC_PROBE /* adaptive engine, measurement round */
+} ac_source_t;
+struct ac_ticket;
+/* Returns MPI_SUCCESS and the instance to run, or an MPI error code (policy "error"). When the
+ * adaptive engine chose, *tk says so and ac_select_done must follow the call. */
+int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src,
+              struct ac_ticket *tk);
+void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, struct ac_ticket *tk, double seconds);
+const char *ac_source_name(ac_source_t s);
 /* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
 int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
                       const char **why);

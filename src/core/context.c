@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ac.h"
+#include "../select/adapt.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static long next_id;
 
 static void ctx_destroy(ac_ctx_t *ctx) {
+    ac_adapt_ctx_free(ctx);
     if (!ac_g.finalized) {
         if (ctx->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->leader_comm);
         if (ctx->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node_comm);

@@ -108,6 +108,7 @@ static const ac_numset_t numsets[] = {
     AC_NUM("EPSILON", 'd', 0, 10, eps),
     AC_NUM("DELTA_MAX", 'i', 2, 1 << 20, delta_max),
     AC_NUM("GROUPING", 'b', 0, 1, grouping),
+    AC_NUM("GROUP_MARGIN", 'd', 0, 100, margin),
     AC_NUM("PRUNE", 'd', 0, 1e9, prune),
     AC_NUM("EXACT_SIZES", 'i', 0, 64, exact_sizes),
     AC_NUM("SITES", 'b', 0, 1, sites),
@@ -149,6 +150,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
     s->eps = 0.10;
     s->delta_max = 64;
     s->grouping = 1;
+    s->margin = 0.25;
     s->prune = 4.0;
     s->exact_sizes = 4;
     s->fault = -1;
@@ -212,11 +214,11 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
             else
                 s->mode = m;
         } else if (!strcmp(key, "STAT")) {
-            if (!strcmp(val, "mean") || !strcmp(val, "max"))
-                s->stat_max = !strcmp(val, "max");
+            if (!strcmp(val, "auto") || !strcmp(val, "mean") || !strcmp(val, "max"))
+                s->stat = !strcmp(val, "mean") ? 1 : !strcmp(val, "max") ? 2 : 0;
             else
-                add_err(err, errlen, "AUTOCOLL_STAT='%s': expected mean or max; using mean%s\n",
-                        val, "");
+                add_err(err, errlen,
+                        "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto%s\n", val, "");
         } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
             char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;
             if (strlen(val) >= sizeof s->table)

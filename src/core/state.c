@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ac.h"
+#include "../select/adapt.h"
 
 ac_state_t ac_g;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -46,6 +47,67 @@ static void resolve_forced(void) {
     }
 }
 
+static void table_report(void *arg, const char *where, const char *msg) {
+    ac_log("AUTOCOLL_TABLE=%s: %s: %s", (const char *)arg, where, msg);
+}
+
+/* The file's bytes (malloc'ed, *len set), or NULL with errno-style reason in why. */
+static char *read_file(const char *path, long *len, const char **why) {
+    enum { LIMIT = 64 << 20 };
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    *why = "cannot open the file";
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 && *len <= LIMIT &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)*len + 1)) &&
+        fread(buf, 1, (size_t)*len, f) == (size_t)*len) {
+        buf[*len] = '\0';
+    } else {
+        *why = *len > LIMIT ? "file larger than 64 MiB" : "cannot read the file";
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* AUTOCOLL_TABLE: rank 0 reads the file and broadcasts it, so every rank parses the same
+ * bytes (collective setup); problems are reported by rank 0 only. */
+static void load_table(int collective) {
+    const char *path = ac_g.set.table, *why = NULL;
+    long len = 0;
+    char *buf = NULL;
+    if (!path[0]) return;
+    if (!collective || ac_g.world_rank == 0) buf = read_file(path, &len, &why);
+    if (collective) {
+        long n = buf ? len : -1;
+        PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+        if (n >= 0 && ac_g.world_rank != 0) {
+            buf = malloc((size_t)n + 1);
+            len = n;
+        }
+        /* Every rank must take part in the broadcast, even one out of memory. */
+        int ok = buf != NULL || n < 0, all = 0;
+        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        if (n >= 0 && all) PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        if (n >= 0 && !all) {
+            free(buf);
+            buf = NULL;
+            why = "out of memory";
+        }
+    }
+    int problems = 0, report = ac_g.world_rank == 0;
+    if (buf)
+        ac_g.table = autocoll_table_parse(buf, (unsigned long long)len,
+                                          report ? table_report : NULL, (void *)path, &problems);
+    if (report && !ac_g.table)
+        ac_log("AUTOCOLL_TABLE=%s: %s; not using a table", path, buf ? "unusable" : why);
+    else if (report && ac_g.set.verbose >= 1)
+        ac_log("AUTOCOLL_TABLE=%s: %d rules loaded%s", path, autocoll_table_rule_count(ac_g.table),
+               problems ? " (problems above were skipped)" : "");
+    free(buf);
+}
+
 void ac_state_setup(int collective) {
     if (ac_g.initialized) return;
     ac_registry_init();
@@ -77,6 +139,7 @@ void ac_state_setup(int collective) {
     ac_lock();
     resolve_forced();
     ac_unlock();
+    load_table(collective);
     ac_ctx_init_keyval();
     ac_g.initialized = 1;
 }
@@ -85,6 +148,9 @@ void ac_state_teardown(void) {
     if (!ac_g.initialized || ac_g.finalized) return;
     if (ac_g.set.verbose >= 1) ac_stats_report();
     ac_ctx_free_all();
+    ac_adapt_finalize();
+    autocoll_table_free(ac_g.table);
+    ac_g.table = NULL;
     ac_g.finalized = 1;
 }
 

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include "../core/ac.h"
+#include "../select/adapt.h"
 
 #ifdef AC_SMPI
 /* SMPI runs every rank as a user-level thread of one process and privatises global data per
@@ -94,8 +95,36 @@ static int run_native(ac_args_t *a) {
     return in.alg->fn(a, &in, NULL);
 }
 
-static const char *source_name(ac_source_t s) {
-    return s == AC_SRC_FORCED ? "forced" : s == AC_SRC_FALLBACK ? "fallback" : "default";
+/* AUTOCOLL_CHECK: every rank must run the same instance for the same call, or the job would
+ * hang; one allreduce per call proves it and stops the job with the call's description if not. */
+static void check_agreement(const ac_ctx_t *ctx, const ac_args_t *a, const char *name) {
+    unsigned long long h = 1469598103934665603ULL;
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    long long v[2];
+    v[0] = (long long)(h >> 2);
+    v[1] = -v[0];
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx->comm);
+    if (v[0] != -v[1]) {
+        ac_log("AUTOCOLL_CHECK: ranks disagree on comm %ld, %s of %zu B: this rank runs %s",
+               ctx->id, ac_coll_name(a->coll), a->bytes, name);
+        PMPI_Abort(ctx->comm, 70);
+    }
+}
+
+/* AUTOCOLL_TEST_FAULT: corrupt one result byte so that validators can be shown to work. */
+static void inject_fault(const ac_args_t *a) {
+    int c = a->coll,
+        target = (c == AUTOCOLL_REDUCE || c == AUTOCOLL_GATHER) ? a->root : a->size - 1;
+    if (c == AUTOCOLL_SCATTER && target == a->root) target = 0;
+    if (a->rank != target || a->bytes == 0 || c == AUTOCOLL_BARRIER) return;
+    void *buf = a->rbuf;
+    MPI_Datatype t = a->rtype;
+    if (c == AUTOCOLL_SCATTER && a->rbuf == MPI_IN_PLACE) return;
+    if (!buf || buf == MPI_IN_PLACE || t == MPI_DATATYPE_NULL) return;
+    MPI_Aint lb, ext;
+    PMPI_Type_get_true_extent(t, &lb, &ext);
+    if (ext > 0) ((unsigned char *)buf)[lb] ^= 0x5a;
 }
 
 int ac_dispatch(ac_args_t *a) {
@@ -118,33 +147,41 @@ int ac_dispatch(ac_args_t *a) {
 
     ac_inst_t in;
     ac_source_t src;
-    err = ac_select(ctx, a, &in, &src);
+    ac_ticket_t tk;
+    err = ac_select(ctx, a, &in, &src, &tk);
     if (err != MPI_SUCCESS) {
         PMPI_Comm_call_errhandler(a->ucomm, err);
         goto fn_exit;
     }
     char name[128];
     ac_inst_format(&in, name, sizeof name);
-    if (ac_g.set.verbose >= 1 && ctx->rank == 0) {
+    if (ac_g.set.check) check_agreement(ctx, a, name);
+    /* The engine logs its own decisions (adapt.c); probes are not decisions. */
+    int quiet = src == AC_SRC_PROBE || (src == AC_SRC_ADAPTIVE && ac_g.set.verbose < 2);
+    if (ac_g.set.verbose >= 1 && ctx->rank == 0 && !quiet) {
         char key[192];
         size_t cls = ac_size_class(a->bytes);
         snprintf(key, sizeof key, "dec %ld %d %zu %s", ctx->id, a->coll, a->bytes_local ? 0 : cls,
                  name);
         if (ac_g.set.verbose >= 2)
             ac_log("comm %ld (p=%d, nodes=%d) %s %zu B -> %s (%s)", ctx->id, ctx->size, ctx->nnodes,
-                   ac_coll_name(a->coll), a->bytes, name, source_name(src));
+                   ac_coll_name(a->coll), a->bytes, name, ac_source_name(src));
         else if (a->bytes_local)
             ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s (sizes differ per rank) -> %s (%s)",
                         ctx->id, ctx->size, ctx->nnodes, ac_coll_name(a->coll), name,
-                        source_name(src));
+                        ac_source_name(src));
         else
             ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s [%zu, %zu) B -> %s (%s)", ctx->id,
                         ctx->size, ctx->nnodes, ac_coll_name(a->coll), cls, cls ? 2 * cls : 1, name,
-                        source_name(src));
+                        ac_source_name(src));
     }
     double t0 = PMPI_Wtime();
     err = in.alg->fn(a, &in, ctx);
-    ac_stats_add(a->coll, in.alg->index, PMPI_Wtime() - t0);
+    double dt = PMPI_Wtime() - t0;
+    ac_stats_add(a->coll, in.alg->index, dt);
+    if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))
+        inject_fault(a);
+    ac_select_done(ctx, a, &tk, dt);
     snprintf(ctx->last[a->coll], sizeof ctx->last[a->coll], "%s", name);
     /* The native path has already applied the user's error handler. */
     if (err != MPI_SUCCESS && !(in.alg->flags & AUTOCOLL_R_NATIVE))

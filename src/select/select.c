@@ -1,6 +1,8 @@
 /*
- * Selection policy: forced (AUTOCOLL_<COLL> or autocoll_force) > model/table/adaptive (later
- * layers) > native. Returns one algorithm instance.
+ * Selection policy (DESIGN.md): forced (AUTOCOLL_<COLL> or autocoll_force) > tuning table
+ * (AUTOCOLL_TABLE, first matching rule whose algorithm can run the call) > by AUTOCOLL_MODE:
+ * adaptive engine (default), cost-model prediction (model), the MPI library's algorithm
+ * (table, native). Mode native ignores the table too. Returns one algorithm instance.
  *
  * Agreement: every input used here is identical on every rank (registry, settings broadcast at
  * MPI_Init, communicator size and layout, collective, op commutativity, non-rooted in-place flag,
@@ -13,6 +15,8 @@
  */
 #include <stdio.h>
 #include "../core/ac.h"
+#include "adapt.h"
+#include "table.h"
 
 static int rooted(int coll) {
     return coll == AUTOCOLL_BCAST || coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_GATHER ||
@@ -46,10 +50,31 @@ int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *c
     return w == NULL;
 }
 
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src) {
+const char *ac_source_name(ac_source_t s) {
+    static const char *names[] = {"default", "forced",   "fallback",      "table",
+                                  "model",   "adaptive", "adaptive probe"};
+    return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
+}
+
+/* First rule of the loaded table that matches the call and whose instance can run it. */
+static int from_table(const ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
+    const ac_rule_t *r[16];
+    int ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
+    int n = ac_table_matches(ac_g.table, a->coll, a->size, ctx->nnodes, ppn, a->bytes, r, 16);
+    for (int i = 0; i < n; i++)
+        if (ac_alg_applicable(r[i]->inst.alg, a, ctx, NULL)) {
+            *out = r[i]->inst;
+            return 1;
+        }
+    return 0;
+}
+
+int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src,
+              ac_ticket_t *tk) {
     int c = a->coll;
     const char *why = NULL;
     char key[256];
+    tk->entry = NULL;
     ac_lock();
     int have = ac_g.have_forced[c], bad = ac_g.forced_bad[c];
     ac_inst_t forced = ac_g.forced[c];
@@ -60,10 +85,25 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
         *src = AC_SRC_FORCED;
         return MPI_SUCCESS;
     }
+    if (!have && !bad) {
+        int mode = ac_g.set.mode;
+        /* alltoallv sizes differ per rank: a table rule can only cover every size of it. */
+        if (mode != AC_MODE_NATIVE && ac_g.table && from_table(ctx, a, out)) {
+            *src = AC_SRC_TABLE;
+            return MPI_SUCCESS;
+        }
+        if (mode == AC_MODE_MODEL && ac_adapt_model_best(ctx, a, out) == 0) {
+            *src = AC_SRC_MODEL;
+            return MPI_SUCCESS;
+        }
+        if (mode == AC_MODE_ADAPTIVE && ac_adapt_select(ctx, a, out, tk) == MPI_SUCCESS) {
+            *src = tk->probe ? AC_SRC_PROBE : AC_SRC_ADAPTIVE;
+            return MPI_SUCCESS;
+        }
+    }
     ac_inst_default(ac_alg_find(c, "native"), out);
     *src = AC_SRC_NATIVE_DEFAULT;
     if (!have && !bad) return MPI_SUCCESS;
-
     *src = AC_SRC_FALLBACK;
     if (have && ctx->rank == 0) {
         char name[128];
@@ -76,4 +116,8 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
                         : "using the MPI library's algorithm");
     }
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
+}
+
+void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double seconds) {
+    if (tk->entry) ac_adapt_record(ctx, a, tk, seconds);
 }

@@ -65,6 +65,7 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
     if (s->cfg.delta_max < 2) s->cfg.delta_max = 2;
     s->nprocs = nprocs > 0 ? nprocs : 1;
     s->n = n;
+    s->round2 = !s->cfg.grouping;
     int plan[AC_STAR_MAX], k = 0;
     for (int c = 0; c < n; c++) {
         s->group[c] = group ? group[c] : c;
@@ -104,6 +105,17 @@ int ac_star_record(ac_star_t *s, double t) {
         s->probe_time += t;
         s->buf[s->pidx * s->cfg.iter + s->it] = to_ns(t);
         if (++s->it == s->cfg.iter) {
+            if (s->cfg.stat_max) {
+                /* This rank's mean over the calls, in the first slot. The first call absorbs
+                 * the skew the previous candidate left between ranks: it is not counted. */
+                long long *b = s->buf + s->pidx * s->cfg.iter, sum = 0;
+                int skip = s->cfg.iter > 2;
+                for (int k = 0; k < s->cfg.iter; k++) {
+                    if (k >= skip) sum += b[k];
+                    b[k] = 0;
+                }
+                b[0] = sum / (s->cfg.iter - skip);
+            }
             s->it = 0;
             s->pidx++;
         }
@@ -149,9 +161,24 @@ void ac_star_decide(ac_star_t *s) {
                 double v = per_rank(s, s->buf[i * s->cfg.iter + k]);
                 if (v < best) best = v;
             }
-            s->score[s->plan[i]] = best;
+            /* max: the slowest rank's mean over the calls (the other slots hold 0) */
+            s->score[s->plan[i]] = s->cfg.stat_max ? per_rank(s, s->buf[i * s->cfg.iter]) : best;
         }
         s->cur = best_timed(s, -1);
+        if (s->cfg.grouping && s->cfg.margin > 0 && !s->round2) {
+            /* Second round: the winning group and the groups that came close. */
+            int plan[AC_STAR_MAX], k = 0;
+            double lim = s->score[s->cur] * (1 + s->cfg.margin);
+            for (int c = 0; c < s->n; c++) {
+                if (s->score[c] >= 0) continue;
+                int g = s->group[c], close = 0;
+                for (int d = 0; d < s->n && !close; d++)
+                    close = s->group[d] == g && s->score[d] >= 0 && s->score[d] <= lim;
+                if (close) plan[k++] = c;
+            }
+            s->round2 = 1;
+            if (k > 0 && set_plan(s, plan, k) == 0) return;
+        }
         settle(s);
         return;
     }

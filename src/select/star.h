@@ -13,7 +13,9 @@
  * Candidates are given in probe order (best predicted first) with a group id each; the
  * representative of a group is its first candidate. Grouping (enhanced AEOS): the first round
  * times one representative per group, the second the other members of the winning group; a
- * later switch into a group with untimed members times them before settling.
+ * later switch into a group with untimed members times them before settling. Beyond STAR, the
+ * second round can also cover groups whose representative came within cfg.margin of the best
+ * one, since a representative (the best-predicted member) can misjudge its group.
  */
 #ifndef AC_STAR_H
 #define AC_STAR_H
@@ -24,8 +26,12 @@ typedef struct {
     int iter;      /* timed calls per candidate and round (STAR: 10) */
     double eps;    /* tolerance of the monitoring comparison (STAR: 0.10) */
     int delta_max; /* cap of the monitoring factor delta (64) */
-    int stat_max;  /* 0: score = min over calls of the mean over ranks; 1: of the max */
+    int stat_max;  /* 0: score = min over calls of the mean over ranks (STAR); 1: the max over
+                      ranks of each rank's mean over the calls (for calls that do not
+                      synchronise the ranks, where per-call minima reward skew) */
     int grouping;  /* enhanced AEOS */
+    double margin; /* grouping: also time the members of every group whose representative is
+                      within this fraction of the best representative (0: STAR, best group only) */
 } ac_star_cfg_t;
 
 typedef enum { AC_STAR_MEASURE = 0, AC_STAR_MONITOR } ac_star_stage_t;
@@ -37,6 +43,7 @@ typedef struct {
     int group[AC_STAR_MAX];
     double score[AC_STAR_MAX]; /* seconds; < 0 when not timed */
     int stage;
+    int round2; /* the grouping's second round has been planned */
     int plan[AC_STAR_MAX], nplan, pidx, it;
     long long *buf; /* reduction buffer: nplan*iter (measure) or 2 (monitor) nanoseconds */
     int buflen;

@@ -83,7 +83,7 @@ static double scen_clock(int c, long call, int rank, void *arg) {
     return t;
 }
 
-static const ac_star_cfg_t basic = {10, 0.10, 64, 0, 0};
+static const ac_star_cfg_t basic = {10, 0.10, 64, 0, 0, 0};
 
 static void picks_fastest(void **st) {
     (void)st;
@@ -187,6 +187,32 @@ static void grouping_needs_fewer_probes(void **st) {
     world_free(&wg);
 }
 
+static void margin_covers_close_groups(void **st) {
+    (void)st;
+    /* Group 1's representative (3.0) misjudges its group: its member 4 (0.8) is the best.
+     * Group 0 wins the first round (1.0); 3.0 is not within 25 % of it, so plain grouping
+     * misses 4. Group 2's representative (1.1) is within 25 %: its members are timed too. */
+    int group[6] = {0, 0, 1, 1, 2, 2};
+    scen_t sc = {{1.0, 1.5, 3.0, 0.8, 1.1, 0.95}, -1, 0, 0, 1};
+    ac_star_cfg_t g = basic, m = basic;
+    g.grouping = m.grouping = 1;
+    m.margin = 0.25;
+    world_t wg, wm;
+    world_init(&wg, &g, 6, group);
+    world_init(&wm, &m, 6, group);
+    int lg = -1, lm = -1;
+    for (int i = 0; i < 200; i++) {
+        lg = world_call(&wg, scen_clock, &sc);
+        lm = world_call(&wm, scen_clock, &sc);
+    }
+    assert_int_equal(lg, 0);           /* STAR grouping: best of groups 0 */
+    assert_int_equal(lm, 5);           /* margin: group 2's member found */
+    assert_true(wm.s[0].score[3] < 0); /* group 1 (not close) never fully timed */
+    assert_int_equal(wm.s[0].probe_calls, 10 * (3 + 2));
+    world_free(&wg);
+    world_free(&wm);
+}
+
 static void switch_into_group_probes_its_members(void **st) {
     (void)st;
     int group[6] = {0, 0, 0, 1, 1, 1};
@@ -242,6 +268,7 @@ int main(void) {
         cmocka_unit_test(transient_spike_does_not_switch),
         cmocka_unit_test(delta_doubles_to_cap),
         cmocka_unit_test(grouping_needs_fewer_probes),
+        cmocka_unit_test(margin_covers_close_groups),
         cmocka_unit_test(switch_into_group_probes_its_members),
         cmocka_unit_test(single_candidate_never_reduces),
         cmocka_unit_test(iter_one_and_bad_init),

@@ -1,0 +1,30 @@
+/*
+ * Adaptive engine glue (adapt.c): keys, candidates, model pruning, the STAR state machine per
+ * key, alpha-beta measurement, persistence and the summary. Called by the selector.
+ */
+#ifndef AC_ADAPT_H
+#define AC_ADAPT_H
+
+#include "../core/ac.h"
+
+/* What the selector hands back to the dispatcher for a call served by the engine. */
+typedef struct ac_ticket {
+    void *entry; /* NULL when the engine did not choose */
+    int cand;
+    int probe; /* 1 during a measurement round */
+} ac_ticket_t;
+
+/* Adaptive choice for this call (mode adaptive). Returns MPI_SUCCESS with *out set and the
+ * ticket filled, or an MPI error (then the caller falls back). Collective: may measure the
+ * network the first time a communicator is seen. */
+int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket_t *tk);
+/* The local time of the call served under tk; may reduce timings over the communicator. */
+void ac_adapt_record(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double seconds);
+/* The instance the cost model predicts fastest (mode model). 0 when it has one, else -1. */
+int ac_adapt_model_best(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out);
+/* Context teardown: keep what was learned for the table written at finalize. */
+void ac_adapt_ctx_free(ac_ctx_t *ctx);
+/* At MPI_Finalize (collective over MPI_COMM_WORLD): summary and AUTOCOLL_TABLE_OUT. */
+void ac_adapt_finalize(void);
+
+#endif
