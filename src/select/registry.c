@@ -382,6 +382,10 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
                          q->name, AC_STR_LEN - 1);
                 return -1;
             }
+            if (strchr(v, '"')) { /* could not be written back as one quoted value */
+                snprintf(err, errlen, "%s: %s must not contain '\"'", alg->name, q->name);
+                return -1;
+            }
             strcpy(inst->val[k].s, v);
         }
         kv = next;

@@ -149,7 +149,8 @@ static void str_param(void **st) {
                      0);
     ac_inst_format(&in, buf, sizeof buf);
     assert_string_equal(buf, "tree:spec=split4W");
-    const char *bad[] = {"tree:spec=", "tree:spec=\"host=2", "tree:spec=\"a\"b", "tree:spec"};
+    const char *bad[] = {"tree:spec=", "tree:spec=\"host=2", "tree:spec=\"a\"b", "tree:spec",
+                         "tree:spec=a\"b"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, bad[i], &in, err, sizeof err), -1);
     char longv[300] = "tree:spec=";
