@@ -287,7 +287,7 @@ def stage(pts, out):
     md.append("")
     # geometric means per topology/collective
     md += ["## Geometric means over sizes", "", "| topo | coll | oracle ÷ mpich | oracle ÷ mpich' | "
-           "adaptive ÷ mpich | adaptive ÷ mpich' | adaptive ÷ oracle | points |",
+           "adaptive ÷ mpich | adaptive ÷ mpich' | adaptive ÷ oracle | sizes (oracle/adaptive) |",
            "|---|---|---|---|---|---|---|---|"]
     for (plat, place), topo in TOPO.items():
         for coll in ("alltoall", "allgather", "allreduce"):
@@ -305,7 +305,7 @@ def stage(pts, out):
             gm = {k: math.exp(statistics.mean(math.log(x) for x in v)) for k, v in acc.items() if v}
             md.append(f"| ({topo}) | {coll} | " + " | ".join(
                 f"{gm[k]:.2f}" if k in gm else "–" for k in ("om", "oq", "am", "aq", "ao")) +
-                f" | {max((len(v) for v in acc.values()), default=0)} |")
+                f" | {len(acc['om'])}/{len(acc['am'])} |")
     md.append("")
     return _finish(out, "stage", md)
 

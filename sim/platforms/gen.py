@@ -100,8 +100,8 @@ each joined to a core switch by one 10 Gbit/s link. Node links 125 MB/s full dup
 way (assumed: Gigabit Ethernet, TCP, ~30 us MPI latency node to node); leaf switch fabric
 6 GB/s (48 Gbit/s, not a bottleneck); uplinks 1.25 GB/s full duplex, 5 us. Intra-node path
 (assumed): loopback 4 GB/s, 0.5 us. Hostfiles: yahoo.seq.hosts (by slot: 8 consecutive ranks per
-node, 16 per node when oversubscribed as in the thesis) and yahoo.cyc.hosts (by node: rank r on
-node r mod 16).
+node, one per core; beyond 128 ranks SMPI wraps around, i.e. oversubscription) and
+yahoo.cyc.hosts (by node: rank r on node r mod 16).
 """) + '<platform version="4.1">\n<zone id="yahoo" routing="Full">\n'
     leaves = [(0, 4), (5, 15)]
     for i, (a, b) in enumerate(leaves):
@@ -117,7 +117,7 @@ node r mod 16).
     text += "</zone>\n</platform>\n"
     write("yahoo.xml", text)
     hosts = [f"y{i}" for i in range(16)]
-    hostfile("yahoo.seq.hosts", seq(hosts, 16))
+    hostfile("yahoo.seq.hosts", seq(hosts, 8))
     hostfile("yahoo.cyc.hosts", cyc(hosts, 16))
     meta("yahoo", alpha=30e-6, node_bw=125e6, bb_bw=None, bisect_bw=None, loop_bw=4e9, hosts=16, cores=8)
 
@@ -127,8 +127,9 @@ def cervino():
 Seed 001 (Loch 2021, spec sparbit.md section 5.1), cluster "Cervino": 5 nodes of 2 x 16-core Xeon
 E5-2683 v4 (32 cores, 64 hardware threads each), one switch, 40 Gbit/s per node. Node links
 5 GB/s full duplex, 1.5 us each way (assumed); switch fabric not limiting (assumed 100 GB/s).
-Intra-node path (assumed): loopback 10 GB/s, 0.3 us. Hostfiles: cervino.seq.hosts (by slot, 64
-consecutive ranks per node) and cervino.cyc.hosts (by node: rank r on node r mod 5).
+Intra-node path (assumed): loopback 10 GB/s, 0.3 us. Hostfiles: cervino.seq.hosts (by slot, 32
+consecutive ranks per node, one per core; beyond 160 ranks SMPI wraps around) and
+cervino.cyc.hosts (by node: rank r on node r mod 5).
 """) + '<platform version="4.1">\n'
     text += ('  <cluster id="cervino" prefix="c" suffix="" radical="0-4" speed="1Gf" core="32" '
              'bw="5GBps" lat="1.5us" bb_bw="100GBps" bb_lat="0us" loopback_bw="10GBps" '
@@ -136,7 +137,7 @@ consecutive ranks per node) and cervino.cyc.hosts (by node: rank r on node r mod
     text += "</platform>\n"
     write("cervino.xml", text)
     hosts = [f"c{i}" for i in range(5)]
-    hostfile("cervino.seq.hosts", seq(hosts, 64))
+    hostfile("cervino.seq.hosts", seq(hosts, 32))
     hostfile("cervino.cyc.hosts", cyc(hosts, 64))
     meta("cervino", alpha=3e-6, node_bw=5e9, bb_bw=100e9, bisect_bw=None, loop_bw=10e9, hosts=5, cores=32)
 
