@@ -37,6 +37,7 @@
 #include <string.h>
 #include "autocoll.h"
 #include "ac_bench.h"
+#include "ac_cli.h"
 
 static int me, np;
 
@@ -60,15 +61,42 @@ static void usage(FILE *f) {
         "  -h, --help      this text\n");
 }
 
-static int bad_option(const char *fmt, const char *arg) {
-    if (me == 0) {
-        fprintf(stderr, "autocoll-bench: ");
-        fprintf(stderr, fmt, arg ? arg : "");
-        fprintf(stderr, "\n");
-        usage(stderr);
+/* Options of this tool only; the others are in acb_opts_t (tools/common/ac_cli.h). */
+static const char *alg = "auto", *csv_path, *json_path;
+static int full, validate;
+
+static int own_option(const acb_cli_t *cli, int o, const char *arg) {
+    switch (o) {
+    case 'a':
+        alg = arg;
+        return 0;
+    case 'f':
+        full = 1;
+        return 0;
+    case 'c':
+        validate = 1;
+        return 0;
+    case 1:
+        csv_path = arg;
+        return 0;
+    case 2:
+        json_path = arg;
+        return 0;
+    default:
+        return ACB_OPT_SHARED;
     }
-    return 2;
 }
+
+static const struct option longopts[] = {{"csv", required_argument, NULL, 1},
+                                         {"json", required_argument, NULL, 2},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+static acb_cli_t cli = {.tool = "autocoll-bench",
+                        .usage = usage,
+                        .optstring = ":C:a:m:i:x:fct:r:h",
+                        .longopts = longopts,
+                        .own = own_option,
+                        .no_coll = "no collective given (-C)"};
 
 /* ------------------------------------------------------------------ instance lists */
 
@@ -134,7 +162,7 @@ static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t
     n = list ? split_instances(alg, list, 64) : -1;
     if (n <= 0) {
         free(list);
-        return bad_option("bad algorithm list '%s'", alg);
+        return acb_bad_option(&cli, "bad algorithm list '%s'", alg);
     }
     for (int i = 0; i < n; i++) {
         if (!strcmp(list[i].name, "auto")) continue;
@@ -143,7 +171,7 @@ static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t
             char msg[600];
             snprintf(msg, sizeof msg, "%s: unknown or invalid instance '%s'", cname, list[i].name);
             free(list);
-            return bad_option("%s (see autocoll-info)", msg);
+            return acb_bad_option(&cli, "%s (see autocoll-info)", msg);
         }
         autocoll_force(coll, NULL);
         autocoll_alg_info_t in;
@@ -224,97 +252,15 @@ int main(int argc, char **argv) {
     PMPI_Comm_rank(MPI_COMM_WORLD, &me);
     PMPI_Comm_size(MPI_COMM_WORLD, &np);
 
-    const char *colls_arg = "allgather", *alg = "auto", *mech_arg = "b2b";
-    const char *csv_path = NULL, *json_path = NULL;
-    unsigned long long mmin = 1, mmax = 1 << 20;
-    long iters = 0, warmup = -1, root = 0;
-    int full = 0, validate = 0, rc = 0;
-    acb_mech_t mech;
-    static const struct option longopts[] = {{"csv", required_argument, NULL, 1},
-                                             {"json", required_argument, NULL, 2},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    opterr = 0;
-    int o;
-    while (rc == 0 && (o = getopt_long(argc, argv, ":C:a:m:i:x:fct:r:h", longopts, NULL)) != -1) {
-        char *end;
-        switch (o) {
-        case 'C':
-            colls_arg = optarg;
-            break;
-        case 'a':
-            alg = optarg;
-            break;
-        case 'm':
-            if (acb_parse_range(optarg, &mmin, &mmax) || mmin < 1 || mmin > mmax ||
-                mmax > (1ull << 30))
-                rc =
-                    bad_option("bad size range '%s' (-m [MIN:]MAX, 1 <= MIN <= MAX <= 1G)", optarg);
-            break;
-        case 'i':
-            iters = strtol(optarg, &end, 10);
-            if (*end || end == optarg || iters < 1 || iters > 100000000)
-                rc = bad_option("bad iteration count '%s'", optarg);
-            break;
-        case 'x':
-            warmup = strtol(optarg, &end, 10);
-            if (*end || end == optarg || warmup < 0 || warmup > 100000000)
-                rc = bad_option("bad warmup count '%s'", optarg);
-            break;
-        case 'f':
-            full = 1;
-            break;
-        case 'c':
-            validate = 1;
-            break;
-        case 't':
-            mech_arg = optarg;
-            break;
-        case 'r':
-            root = strtol(optarg, &end, 10);
-            if (*end || end == optarg || root < 0 || root >= np)
-                rc = bad_option("bad root '%s' (0 <= ROOT < number of processes)", optarg);
-            break;
-        case 1:
-            csv_path = optarg;
-            break;
-        case 2:
-            json_path = optarg;
-            break;
-        case 'h':
-            if (me == 0) usage(stdout);
-            MPI_Finalize();
-            return 0;
-        case ':':
-            rc = bad_option("option needs a value: %s", argv[optind - 1]);
-            break;
-        default:
-            rc = bad_option("unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (rc == 0 && optind < argc) rc = bad_option("unexpected argument '%s'", argv[optind]);
-    if (rc == 0 && acb_mech_parse(mech_arg, &mech))
-        rc = bad_option("bad timing mechanism '%s' (b2b, barrier, compute:US, imbalance:R)",
-                        mech_arg);
+    cli.rank = me, cli.size = np;
 
-    /* Collectives. */
-    int colls[AUTOCOLL_NCOLL], ncoll = 0;
-    if (rc == 0) {
-        char tmp[512];
-        snprintf(tmp, sizeof tmp, "%s", colls_arg);
-        for (char *sv = NULL, *tok = strtok_r(tmp, ",", &sv); tok && rc == 0;
-             tok = strtok_r(NULL, ",", &sv)) {
-            int c = autocoll_coll_from_name(tok);
-            if (c < 0)
-                rc = bad_option("unknown collective '%s'", tok);
-            else if (ncoll < AUTOCOLL_NCOLL)
-                colls[ncoll++] = c;
-        }
-        if (rc == 0 && ncoll == 0) rc = bad_option("no collective given (-C)", NULL);
-    }
+    acb_opts_t opt = {"allgather", "b2b", 1, 1 << 20, 0, -1, 0};
+    acb_mech_t mech;
+    int colls[AUTOCOLL_NCOLL], ncoll;
+    int rc = acb_cli_parse(&cli, argc, argv, &opt, &mech, colls, &ncoll);
     if (rc) {
         MPI_Finalize();
-        return rc;
+        return rc == ACB_OPT_HELP ? 0 : rc;
     }
 
     /* Private communicator; errors are returned, not fatal. */
@@ -373,7 +319,7 @@ int main(int argc, char **argv) {
                 printf("# autocoll-bench (autocoll %s): %s, instance %s\n", autocoll_version(),
                        cname, in->name);
                 printf("# p=%d, nodes=%d, mechanism %s", np, lay.nodes, mech.text);
-                if (acb_is_rooted(coll)) printf(", root %ld", root);
+                if (acb_is_rooted(coll)) printf(", root %ld", opt.root);
                 printf("\n");
                 printf("%-10s%18s", "# Size", "Avg Latency(us)");
                 if (full)
@@ -384,27 +330,25 @@ int main(int argc, char **argv) {
                 fflush(stdout);
             }
             int stop = 0;
-            for (unsigned long long m = coll == AUTOCOLL_BARRIER ? 0 : mmin; !stop;
-                 m = m ? m * 2 : mmax + 1) {
-                if (coll != AUTOCOLL_BARRIER && m > mmax) break;
+            for (unsigned long long m = coll == AUTOCOLL_BARRIER ? 0 : opt.mmin; !stop;
+                 m = m ? m * 2 : opt.mmax + 1) {
+                if (coll != AUTOCOLL_BARRIER && m > opt.mmax) break;
                 size_t msg = (size_t)m;
                 if (acb_is_reduction(coll) && msg < acb_elem_size(coll)) continue;
                 acb_case_t k;
-                int e = acb_case_init(&k, comm, coll, msg, (int)root);
+                int e = acb_case_init(&k, comm, coll, msg, (int)opt.root);
                 if (e == MPI_ERR_NO_MEM) {
                     if (me == 0) printf("# %zu bytes: not enough memory, stopping\n", msg);
                     break;
                 }
-                int it = iters ? (int)iters : acb_default_iters(k.msg);
-                int wu = warmup >= 0 ? (int)warmup : (it / 10 > 0 ? it / 10 : 1);
+                int it, wu;
+                acb_cli_iters(&opt, k.msg, &it, &wu);
                 /* The forced instance must really run (the library falls back to native when
                  * it cannot); checked on a first untimed call. */
                 acb_call(&k);
                 char last[256] = "";
                 autocoll_last_choice(comm, coll, last, sizeof last);
-                size_t nl = strlen(in->name);
-                if (!is_auto && last[0] && strcmp(last, in->name) &&
-                    !(strncmp(last, in->name, nl) == 0 && last[nl] == ':')) {
+                if (!is_auto && acb_ran_other(last, in->name)) {
                     if (me == 0)
                         printf("# %s %s did not run (the library ran %s): skipped\n", cname,
                                in->name, last);
@@ -439,8 +383,8 @@ int main(int argc, char **argv) {
                                 "byte %lld of the output differs from the MPI library's "
                                 "result%s\n",
                                 cname, is_auto ? last : in->name, k.msg,
-                                acb_sel_bytes(coll, k.msg, np), np, root, r.bad_rank, r.bad_iter,
-                                r.bad_offset,
+                                acb_sel_bytes(coll, k.msg, np), np, opt.root, r.bad_rank,
+                                r.bad_iter, r.bad_offset,
                                 r.bad_offset >= r.bad_len ? " (guard area after the data)" : "");
                     rc = 1;
                 }

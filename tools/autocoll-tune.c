@@ -59,12 +59,13 @@
 #include <unistd.h>
 #include "autocoll.h"
 #include "ac_bench.h"
+#include "ac_cli.h"
 
 static int me, np;
 static MPI_Comm comm;
 static acb_layout_t lay;
 static acb_mech_t mech;
-static long opt_iters = 0, opt_warmup = -1, opt_root = 0;
+static acb_opts_t opt = {"allgather,alltoall,allreduce,bcast,reduce", "b2b", 1, 1 << 20, 0, -1, 0};
 static double budget = 0;
 static int over_budget = 0, tty = 0;
 static FILE *state;
@@ -86,15 +87,60 @@ static void usage(FILE *f) {
                "  -h, --help            this text\n");
 }
 
-static int bad_option(const char *fmt, const char *arg) {
-    if (me == 0) {
-        fprintf(stderr, "autocoll-tune: ");
-        fprintf(stderr, fmt, arg ? arg : "");
-        fprintf(stderr, "\n");
-        usage(stderr);
+/* -C: alltoallv is left out (with a note), every collective is tuned once. */
+static int tunable(int coll, const int *colls, int ncoll) {
+    if (coll == AUTOCOLL_ALLTOALLV) {
+        if (me == 0)
+            fprintf(stderr, "autocoll-tune: alltoallv is not tuned (its selection size "
+                            "differs between ranks)\n");
+        return 0;
     }
-    return 2;
+    for (int i = 0; i < ncoll; i++)
+        if (colls[i] == coll) return 0;
+    return 1;
 }
+
+/* Options of this tool only; the others are in opt (tools/common/ac_cli.h). */
+static const char *out_path = "autocoll-table.json", *ompi_path, *mpich_path, *state_path;
+
+static int own_option(const acb_cli_t *cli, int o, const char *arg) {
+    char *end;
+    switch (o) {
+    case 'o':
+        out_path = arg;
+        return 0;
+    case 1:
+        ompi_path = arg;
+        return 0;
+    case 2:
+        mpich_path = arg;
+        return 0;
+    case 3:
+        budget = strtod(arg, &end);
+        if (*end || end == arg || !(budget > 0) || budget > 1e9)
+            return acb_bad_option(cli, "bad budget '%s' (seconds > 0)", arg);
+        return 0;
+    case 4:
+        state_path = arg;
+        return 0;
+    default:
+        return ACB_OPT_SHARED;
+    }
+}
+
+static const struct option longopts[] = {{"export-ompi", required_argument, NULL, 1},
+                                         {"export-mpich", required_argument, NULL, 2},
+                                         {"budget", required_argument, NULL, 3},
+                                         {"state", required_argument, NULL, 4},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+static acb_cli_t cli = {.tool = "autocoll-tune",
+                        .usage = usage,
+                        .optstring = ":C:m:t:i:x:r:o:h",
+                        .longopts = longopts,
+                        .own = own_option,
+                        .keep = tunable,
+                        .no_coll = "no collective to tune (-C)"};
 
 /* ------------------------------------------------------------------ measurements */
 
@@ -166,27 +212,25 @@ static double measure(int coll, size_t msg, const char *inst, const char *phase)
     double t0 = PMPI_Wtime(), t = INFINITY;
     acb_case_t k;
     if (autocoll_force(coll, inst) == MPI_SUCCESS &&
-        acb_case_init(&k, comm, coll, msg, (int)opt_root) == MPI_SUCCESS) {
+        acb_case_init(&k, comm, coll, msg, (int)opt.root) == MPI_SUCCESS) {
         /* First call: must be this instance and give the MPI library's result everywhere. */
         int e = acb_call(&k), bad = e != MPI_SUCCESS || acb_check(&k) >= 0, anybad = bad;
         char last[256] = "";
         autocoll_last_choice(comm, coll, last, sizeof last);
-        size_t n = strlen(inst);
-        if (last[0] && strcmp(last, inst) && !(strncmp(last, inst, n) == 0 && last[n] == ':'))
-            bad = 1;
+        if (acb_ran_other(last, inst)) bad = 1;
         PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
         if (anybad) {
             progress_end();
             if (me == 0)
                 fprintf(stderr, "autocoll-tune: %s %s at %zu B: %s; not a candidate there\n", cname,
                         inst, msg,
-                        last[0] && strcmp(last, inst) && strncmp(last, inst, n)
+                        last[0] && strcmp(last, inst) && strncmp(last, inst, strlen(inst))
                             ? "the library ran another algorithm"
                             : "wrong result or MPI error");
         } else {
             acb_result_t r;
-            int it = opt_iters ? (int)opt_iters : acb_default_iters(k.msg);
-            int wu = opt_warmup >= 0 ? (int)opt_warmup : (it / 10 > 0 ? it / 10 : 1);
+            int it, wu;
+            acb_cli_iters(&opt, k.msg, &it, &wu);
             acb_measure(&k, &mech, it, wu, 0, &r);
             if (!r.errors) t = r.max;
         }
@@ -324,8 +368,8 @@ static int final_rules(const search_t *s, const dispatch_t *d, rule_t *out, int 
 
 static void state_config(char *buf, size_t len) {
     snprintf(buf, len, "config p=%d nodes=%d ppn=%d mech=%s iters=%ld warmup=%ld root=%ld", np,
-             lay.nodes, (np + lay.nodes - 1) / lay.nodes, mech.text, opt_iters, opt_warmup,
-             opt_root);
+             lay.nodes, (np + lay.nodes - 1) / lay.nodes, mech.text, opt.iters, opt.warmup,
+             opt.root);
 }
 
 /* Rank 0 reads the file, every rank parses the same bytes. 0, or 2 after an error message. */
@@ -470,22 +514,26 @@ static void provenance(autocoll_table_t *t) {
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tmv);
     autocoll_table_set_info(t, "date", date);
     char timing[160], it[32], wu[32];
-    snprintf(it, sizeof it, "%ld", opt_iters);
-    snprintf(wu, sizeof wu, "%ld", opt_warmup);
+    snprintf(it, sizeof it, "%ld", opt.iters);
+    snprintf(wu, sizeof wu, "%ld", opt.warmup);
     snprintf(timing, sizeof timing, "%s, iterations %s, warmup %s, max over ranks of the mean",
-             mech.text, opt_iters ? it : "by size (STAGE-MPI)", opt_warmup >= 0 ? wu : "ITER/10");
+             mech.text, opt.iters ? it : "by size (STAGE-MPI)", opt.warmup >= 0 ? wu : "ITER/10");
     autocoll_table_set_info(t, "timing", timing);
     autocoll_table_set_info(t, "autocoll_version", autocoll_version());
     autocoll_table_set_info(t, "tool", "autocoll-tune");
 }
 
-/* ------------------------------------------------------------------ main */
-
-static int in_list(const int *v, int n, int x) {
-    for (int i = 0; i < n; i++)
-        if (v[i] == x) return 1;
+/* Reports the result n of an export (autocoll_table_export_*) to path: 0, or 1 when it failed. */
+static int exported(const char *path, int n, const char *native) {
+    if (n < 0) {
+        fprintf(stderr, "autocoll-tune: cannot export %s\n", path);
+        return 1;
+    }
+    printf("# wrote %s: %d rules with an %s equivalent\n", path, n, native);
     return 0;
 }
+
+/* ------------------------------------------------------------------ main */
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -493,101 +541,13 @@ int main(int argc, char **argv) {
     PMPI_Comm_size(MPI_COMM_WORLD, &np);
     acb_now();
 
-    const char *colls_arg = "allgather,alltoall,allreduce,bcast,reduce", *mech_arg = "b2b";
-    const char *out_path = "autocoll-table.json", *ompi_path = NULL, *mpich_path = NULL;
-    const char *state_path = NULL;
-    unsigned long long mmin = 1, mmax = 1 << 20;
-    int rc = 0, o;
-    static const struct option longopts[] = {{"export-ompi", required_argument, NULL, 1},
-                                             {"export-mpich", required_argument, NULL, 2},
-                                             {"budget", required_argument, NULL, 3},
-                                             {"state", required_argument, NULL, 4},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    opterr = 0;
-    while (rc == 0 && (o = getopt_long(argc, argv, ":C:m:t:i:x:r:o:h", longopts, NULL)) != -1) {
-        char *end;
-        switch (o) {
-        case 'C':
-            colls_arg = optarg;
-            break;
-        case 'm':
-            if (acb_parse_range(optarg, &mmin, &mmax) || mmin < 1 || mmin > mmax ||
-                mmax > (1ull << 30))
-                rc =
-                    bad_option("bad size range '%s' (-m [MIN:]MAX, 1 <= MIN <= MAX <= 1G)", optarg);
-            break;
-        case 't':
-            mech_arg = optarg;
-            break;
-        case 'i':
-            opt_iters = strtol(optarg, &end, 10);
-            if (*end || end == optarg || opt_iters < 1 || opt_iters > 100000000)
-                rc = bad_option("bad iteration count '%s'", optarg);
-            break;
-        case 'x':
-            opt_warmup = strtol(optarg, &end, 10);
-            if (*end || end == optarg || opt_warmup < 0 || opt_warmup > 100000000)
-                rc = bad_option("bad warmup count '%s'", optarg);
-            break;
-        case 'r':
-            opt_root = strtol(optarg, &end, 10);
-            if (*end || end == optarg || opt_root < 0 || opt_root >= np)
-                rc = bad_option("bad root '%s' (0 <= ROOT < number of processes)", optarg);
-            break;
-        case 'o':
-            out_path = optarg;
-            break;
-        case 1:
-            ompi_path = optarg;
-            break;
-        case 2:
-            mpich_path = optarg;
-            break;
-        case 3:
-            budget = strtod(optarg, &end);
-            if (*end || end == optarg || !(budget > 0) || budget > 1e9)
-                rc = bad_option("bad budget '%s' (seconds > 0)", optarg);
-            break;
-        case 4:
-            state_path = optarg;
-            break;
-        case 'h':
-            if (me == 0) usage(stdout);
-            MPI_Finalize();
-            return 0;
-        case ':':
-            rc = bad_option("option needs a value: %s", argv[optind - 1]);
-            break;
-        default:
-            rc = bad_option("unknown option %s", argv[optind - 1]);
-        }
-    }
-    if (rc == 0 && optind < argc) rc = bad_option("unexpected argument '%s'", argv[optind]);
-    if (rc == 0 && acb_mech_parse(mech_arg, &mech))
-        rc = bad_option("bad timing mechanism '%s' (b2b, barrier, compute:US, imbalance:R)",
-                        mech_arg);
-    int colls[AUTOCOLL_NCOLL], ncoll = 0;
-    if (rc == 0) {
-        char tmp[512];
-        snprintf(tmp, sizeof tmp, "%s", colls_arg);
-        for (char *sv = NULL, *tok = strtok_r(tmp, ",", &sv); tok && rc == 0;
-             tok = strtok_r(NULL, ",", &sv)) {
-            int c = autocoll_coll_from_name(tok);
-            if (c < 0)
-                rc = bad_option("unknown collective '%s'", tok);
-            else if (c == AUTOCOLL_ALLTOALLV) {
-                if (me == 0)
-                    fprintf(stderr, "autocoll-tune: alltoallv is not tuned (its selection size "
-                                    "differs between ranks)\n");
-            } else if (!in_list(colls, ncoll, c))
-                colls[ncoll++] = c;
-        }
-        if (rc == 0 && ncoll == 0) rc = bad_option("no collective to tune (-C)", NULL);
-    }
+    cli.rank = me, cli.size = np;
+
+    int colls[AUTOCOLL_NCOLL], ncoll;
+    int rc = acb_cli_parse(&cli, argc, argv, &opt, &mech, colls, &ncoll);
     if (rc) {
         MPI_Finalize();
-        return rc;
+        return rc == ACB_OPT_HELP ? 0 : rc;
     }
     tty = me == 0 && isatty(2);
 
@@ -639,10 +599,10 @@ int main(int argc, char **argv) {
         if (coll == AUTOCOLL_BARRIER) {
             cand[nc++] = 0;
         } else {
-            cand[nc++] = (size_t)mmin;
+            cand[nc++] = (size_t)opt.mmin;
             for (size_t i = 0; i < sizeof base_pts / sizeof base_pts[0]; i++)
-                if (base_pts[i] > mmin && base_pts[i] < mmax) cand[nc++] = base_pts[i];
-            if (mmax > mmin) cand[nc++] = (size_t)mmax;
+                if (base_pts[i] > opt.mmin && base_pts[i] < opt.mmax) cand[nc++] = base_pts[i];
+            if (opt.mmax > opt.mmin) cand[nc++] = (size_t)opt.mmax;
         }
         for (int i = 0; i < nc; i++) {
             size_t s = (cand[i] + es - 1) / es * es; /* whole elements */
@@ -738,20 +698,12 @@ int main(int argc, char **argv) {
             printf("# wrote %s: %d rules%s\n", out_path, total_rules,
                    over_budget ? " (incomplete: time budget exceeded)" : "");
         }
-        if (ompi_path) {
-            int n = autocoll_table_export_ompi(table, ompi_path);
-            if (n < 0)
-                fprintf(stderr, "autocoll-tune: cannot export %s\n", ompi_path), status = 1;
-            else
-                printf("# wrote %s: %d rules with an Open MPI equivalent\n", ompi_path, n);
-        }
-        if (mpich_path) {
-            int n = autocoll_table_export_mpich(table, mpich_path);
-            if (n < 0)
-                fprintf(stderr, "autocoll-tune: cannot export %s\n", mpich_path), status = 1;
-            else
-                printf("# wrote %s: %d rules with an MPICH equivalent\n", mpich_path, n);
-        }
+        if (ompi_path &&
+            exported(ompi_path, autocoll_table_export_ompi(table, ompi_path), "Open MPI"))
+            status = 1;
+        if (mpich_path &&
+            exported(mpich_path, autocoll_table_export_mpich(table, mpich_path), "MPICH"))
+            status = 1;
         if (failed_rules) status = 1;
         autocoll_table_free(table);
         if (state) fclose(state);

@@ -73,8 +73,9 @@ static int cmp_ull(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int rule_covers_p(const ac_rule_t *r, int a, int b) {
-    return r->pmin <= a && b <= r->pmax;
+/* Rule r is for coll and every communicator size in [a, b]. */
+static int rule_covers(const ac_rule_t *r, int coll, int a, int b) {
+    return r->coll == coll && r->pmin <= a && b <= r->pmax;
 }
 
 /* Cuts of the communicator sizes [a, b] (p = a is used for the conversion; the caller splits
@@ -84,7 +85,7 @@ static int cells(const autocoll_table_t *t, int coll, int a, int b, ac_sizekind_
                  ac_twin_fn twin, char *used, ac_cut_t **out) {
     int n = 0, nb = 1;
     for (int i = 0; i < t->nrules; i++)
-        if (t->rules[i].coll == coll && rule_covers_p(&t->rules[i], a, b)) n++;
+        n += rule_covers(&t->rules[i], coll, a, b);
     unsigned long long *bp = malloc((size_t)(2 * n + 1) * sizeof *bp);
     ac_cut_t *cut = malloc((size_t)(2 * n + 1) * sizeof *cut);
     if (!bp || !cut) {
@@ -96,7 +97,7 @@ static int cells(const autocoll_table_t *t, int coll, int a, int b, ac_sizekind_
     if (k != SZ_ZERO && k != SZ_NONE)
         for (int i = 0; i < t->nrules; i++) {
             const ac_rule_t *r = &t->rules[i];
-            if (r->coll != coll || !rule_covers_p(r, a, b)) continue;
+            if (!rule_covers(r, coll, a, b)) continue;
             bp[nb++] = conv(r->lo, a, k);
             if (r->hi) bp[nb++] = conv(r->hi, a, k);
         }
@@ -109,7 +110,7 @@ static int cells(const autocoll_table_t *t, int coll, int a, int b, ac_sizekind_
         ac_twin_t tw = {0, 0, 0};
         for (int i = 0; i < t->nrules; i++) {
             const ac_rule_t *r = &t->rules[i];
-            if (r->coll != coll || !rule_covers_p(r, a, b)) continue;
+            if (!rule_covers(r, coll, a, b)) continue;
             int bounded = r->lo != 0 || r->hi != 0, hit;
             if (k == SZ_NONE)
                 hit = 1; /* the first rule decides, or nothing can be said */
@@ -182,7 +183,7 @@ static int flatten(const autocoll_table_t *t, int coll, ac_sizekind_t k, ac_twin
         if ((k == SZ_TIMES_P || k == SZ_PER_RANK) && a != b)
             for (int i = 0; i < t->nrules && !split; i++) {
                 const ac_rule_t *r = &t->rules[i];
-                split = r->coll == coll && rule_covers_p(r, a, b) && (r->lo || r->hi);
+                split = rule_covers(r, coll, a, b) && (r->lo || r->hi);
             }
         int giveup = split && (long long)b - a + 1 > AC_EXPORT_MAX_SPLIT;
         for (long long p = a; p <= b; p++) {
@@ -598,6 +599,14 @@ static json_t *mpich_guarded(int twin_index, const char *fallback) {
     return node;
 }
 
+/* MPICH's general alltoall(v/w) algorithms do not take MPI_IN_PLACE: node for the other calls,
+ * the in-place algorithm for those (inplace NULL: node for every call). */
+static json_t *mpich_inplace(json_t *node, const char *inplace) {
+    if (!node || !inplace) return node;
+    return json_pack("{soso}", "is_sendbuf_inplace=yes", mpich_leaf(inplace),
+                     "is_sendbuf_inplace=no", node);
+}
+
 static json_t *mpich_cells(const ac_seg_t *s, const char *key, const char *fallback) {
     json_t *o = json_object();
     for (int k = 0; o && k < s->ncut; k++) {
@@ -648,11 +657,7 @@ static json_t *mpich_intra(const autocoll_table_t *t, int c, char *used, int *er
     }
     free_segs(segs, ns);
     if (o && ns == 0) json_object_set_new(o, "comm_size=any", mpich_leaf(fb));
-    if (!o) *err = 1;
-    /* alltoall(v): MPICH's general algorithms do not take MPI_IN_PLACE. */
-    if (o && mpich_fallback[c].inplace)
-        o = json_pack("{soso}", "is_sendbuf_inplace=yes", mpich_leaf(mpich_fallback[c].inplace),
-                      "is_sendbuf_inplace=no", o);
+    o = mpich_inplace(o, mpich_fallback[c].inplace);
     if (!o) *err = 1;
     return o;
 }
@@ -667,18 +672,11 @@ static int write_mpich(const void *obj, FILE *f) {
         char key[96];
         json_t *node;
         snprintf(key, sizeof key, "collective=%s", mpich_fallback[i].coll);
-        int c = i < AUTOCOLL_NCOLL ? i : -1;
-        if (c >= 0) {
-            json_t *intra = mpich_intra(t, c, used, &err);
-            node = intra ? json_pack("{soso}", "comm_type=intra", intra, "comm_type=inter",
-                                     mpich_leaf(mpich_fallback[i].inter))
-                         : NULL;
-        } else if (mpich_fallback[i].intra) {
-            json_t *intra = mpich_leaf(mpich_fallback[i].intra);
-            if (intra && mpich_fallback[i].inplace)
-                intra = json_pack("{soso}", "is_sendbuf_inplace=yes",
-                                  mpich_leaf(mpich_fallback[i].inplace), "is_sendbuf_inplace=no",
-                                  intra);
+        if (i < AUTOCOLL_NCOLL || mpich_fallback[i].intra) {
+            /* autocoll's collectives from the table, the others their fallback */
+            json_t *intra = i < AUTOCOLL_NCOLL ? mpich_intra(t, i, used, &err)
+                                               : mpich_inplace(mpich_leaf(mpich_fallback[i].intra),
+                                                               mpich_fallback[i].inplace);
             node = intra ? json_pack("{soso}", "comm_type=intra", intra, "comm_type=inter",
                                      mpich_leaf(mpich_fallback[i].inter))
                          : NULL;

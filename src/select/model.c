@@ -82,20 +82,15 @@ static double bar_dissemination(const ac_mx_t *X);
 
 static void mx_init(ac_mx_t *X, int p, int nodes, int ppn, double n, int commutative,
                     const ac_inst_t *in, const ac_net_t *net) {
+    ac_mcase_t c; /* the same bounds as a case (on one node, ppn = p) */
+    ac_mcase_set(&c, p, nodes, ppn, n, commutative);
     memset(X, 0, sizeof *X);
-    if (p < 1) p = 1;
-    if (nodes < 1) nodes = 1;
-    if (nodes > p) nodes = p;
-    int avg = (p + nodes - 1) / nodes;
-    if (ppn < avg) ppn = avg;
-    if (ppn > p) ppn = p;
-    if (nodes == 1) ppn = p;
-    X->p = p;
-    X->nodes = nodes;
-    X->ppn = ppn;
-    X->n = n > 0 ? n : 0;
-    X->commutative = commutative;
-    X->multi = nodes > 1;
+    X->p = c.p;
+    X->nodes = c.nodes;
+    X->ppn = c.ppn;
+    X->n = c.n;
+    X->commutative = c.commutative;
+    X->multi = c.nodes > 1;
     X->ai = net->a_intra;
     X->bi = net->b_intra;
     X->ao = net->a_inter;
@@ -103,14 +98,14 @@ static void mx_init(ac_mx_t *X, int p, int nodes, int ppn, double n, int commuta
     X->g = net->gamma;
     X->a = X->multi ? X->ao : X->ai;
     X->b = X->multi ? X->bo : X->bi;
-    X->L = lg2c(p);
+    X->L = lg2c(c.p);
     long pp = 1;
-    while (pp * 2 <= p)
+    while (pp * 2 <= c.p)
         pp *= 2;
     X->pp = (double)pp;
     X->lpp = lg2c((double)pp);
-    X->ex = p - (double)pp;
-    X->f = p / (double)pp;
+    X->ex = c.p - (double)pp;
+    X->f = c.p / (double)pp;
     X->tau = X->a / 4;
     X->th = X->a / 4;
     X->dl = X->a;
@@ -202,25 +197,38 @@ static double pair_sum(const ac_mx_t *X, double m) {
 static double lring(const ac_mx_t *X, double m) {
     return (X->p - 1) * msg_sh(X, 1, m);
 }
+/* Steps at distances d = 1, 2, 4, ... < p carrying min(d, p - d) blocks of m bytes, each a
+ * message of class msg: Bruck with direct placement (every rank sends: msg_sh) and the block
+ * ranges of a binomial scatter/gather from/to the root (tree edges: msg_tr). */
+static double doubling_ranges(const ac_mx_t *X, double m,
+                              double (*msg)(const ac_mx_t *, double, double)) {
+    double t = 0;
+    for (double d = 1; d < X->p; d *= 2)
+        t += msg(X, d, fmin(d, X->p - d) * m);
+    return t;
+}
+/* Recursive doubling (XOR) over the pp participants: at distance k, k f blocks of m bytes (f
+ * blocks per participant on average). */
+static double rdb_steps(const ac_mx_t *X, double m) {
+    double t = 0;
+    for (double k = 1; k < X->pp; k *= 2)
+        t += msg_xr(X, k, k * X->f * m);
+    return t;
+}
 
 /* ---------------------------------------------------------------- allgather patterns (block m) */
 
 /* Recursive doubling (XOR), fold for other p: u + pp sends its block to u first, virtual rank
  * u carries f blocks on average, u finally sends u + pp all blocks but its own. */
 static double ag_rdb(const ac_mx_t *X, double m) {
-    double t = 0;
-    for (double k = 1; k < X->pp; k *= 2)
-        t += msg_xr(X, k, k * X->f * m);
+    double t = rdb_steps(X, m);
     t += (X->lpp > 1 ? X->lpp - 1 : 0) * X->th;
     if (X->ex > 0) t += msg_sh(X, X->pp, m) + msg_sh(X, X->pp, (X->p - 1) * m);
     return t;
 }
 /* Bruck, direct placement: distance d = 2^s, min(d, p-d) blocks. */
 static double ag_bruck(const ac_mx_t *X, double m) {
-    double t = 0;
-    for (double d = 1; d < X->p; d *= 2)
-        t += msg_sh(X, d, fmin(d, X->p - d) * m);
-    return t;
+    return doubling_ranges(X, m, msg_sh);
 }
 /* k-port Bruck, ports serialised: step s, port j, offset o = j (k+1)^s, min(D, p-o) blocks. */
 static double ag_kbruck(const ac_mx_t *X, double m, double k) {
@@ -302,9 +310,7 @@ static double ag_mesh(const ac_mx_t *X, double m, int nd) {
 }
 /* Binomial gather to rank 0 then binomial bcast of the blocks each child lacks (root's port). */
 static double ag_gather_bcast(const ac_mx_t *X, double m) {
-    double t = 0;
-    for (double k = 1; k < X->p; k *= 2)
-        t += msg_tr(X, k, fmin(k, X->p - k) * m);
+    double t = doubling_ranges(X, m, msg_tr);
     for (double k = 1; k < X->p; k *= 2)
         t += msg_tr(X, k, (X->p - fmin(k, X->p - k)) * m);
     return t;
@@ -388,14 +394,9 @@ static double a2a_hier(const ac_mx_t *X, double m) {
 
 /* ---------------------------------------------------------------- trees and pipelines */
 
-/* Binomial tree from rank 0 over L rounds, whole message of m bytes + e per byte at each hop
- * on the root's port (bcast: e = 0; reduce: e = g). */
-static double binomial(const ac_mx_t *X, double m, double e) {
-    double t = 0;
-    for (double k = 1; k < X->p; k *= 2)
-        t += msg_tr(X, k, m) + m * e;
-    return t;
-}
+/* k-nomial tree from rank 0 (binomial: k = 2, L rounds): in the round at K = k^j the holders send
+ * to distances d K, d < k; whole message of m bytes + e per byte at each hop on the root's port
+ * (bcast: e = 0; reduce: e = g). */
 static double knomial(const ac_mx_t *X, double m, double e, double k) {
     double t = 0;
     if (k < 2) k = 2;
@@ -404,12 +405,12 @@ static double knomial(const ac_mx_t *X, double m, double e, double k) {
             t += msg_tr(X, d * K, m) + m * e;
     return t;
 }
+static double binomial(const ac_mx_t *X, double m, double e) {
+    return knomial(X, m, e, 2);
+}
 /* Ranges of blocks from/to the root (binomial scatter/gather): min(2^j, p - 2^j) blocks. */
 static double binom_blocks(const ac_mx_t *X, double m) {
-    double t = 0;
-    for (double k = 1; k < X->p; k *= 2)
-        t += msg_tr(X, k, fmin(k, X->p - k) * m);
-    return t;
+    return doubling_ranges(X, m, msg_tr);
 }
 /* (k+1)-nomial scatter from the root, k sends per step on one port. */
 static double kport_scatter(const ac_mx_t *X, double m, double k) {
@@ -492,18 +493,19 @@ static double fold_in(const ac_mx_t *X, double N) {
     return X->ex > 0 ? msg_sh(X, 1, N) + N * X->g : 0;
 }
 /* Recursive halving over pp participants: halves N/2, N/4, ... at XOR distances (in real
- * ranks f times the participant distance), each combined. */
-static double halving(const ac_mx_t *X, double N) {
+ * ranks f times the participant distance), each combined at g seconds per byte. */
+static double halving_steps(const ac_mx_t *X, double N, double g) {
     double t = 0, sz = N / 2;
     for (double k = 1; k < X->pp; k *= 2, sz /= 2)
-        t += msg_xr(X, k * X->f, sz) + sz * X->g;
+        t += msg_xr(X, k * X->f, sz) + sz * g;
     return t;
 }
+static double halving(const ac_mx_t *X, double N) {
+    return halving_steps(X, N, X->g);
+}
+/* The same blocks back by recursive doubling, nothing combined. */
 static double doubling_blocks(const ac_mx_t *X, double N) {
-    double t = 0, sz = N / 2;
-    for (double k = 1; k < X->pp; k *= 2, sz /= 2)
-        t += msg_xr(X, k * X->f, sz);
-    return t;
+    return halving_steps(X, N, 0);
 }
 static double red_rab(const ac_mx_t *X) {
     double t = fold_in(X, X->n) + halving(X, X->n), sz = X->n / X->pp;
@@ -615,9 +617,7 @@ static double bar_dissemination(const ac_mx_t *X) {
     return t;
 }
 static double bar_rdb(const ac_mx_t *X) {
-    double t = 0;
-    for (double k = 1; k < X->pp; k *= 2)
-        t += msg_xr(X, k, 0);
+    double t = rdb_steps(X, 0);
     return t + (X->ex > 0 ? 2 * lat_sh(X, X->pp) : 0);
 }
 static double bar_tree(const ac_mx_t *X) {

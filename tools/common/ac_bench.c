@@ -128,6 +128,11 @@ int acb_alg_index(int coll, const char *inst) {
     return -1;
 }
 
+int acb_ran_other(const char *last, const char *inst) {
+    size_t n = strlen(inst);
+    return last[0] && strcmp(last, inst) && !(strncmp(last, inst, n) == 0 && last[n] == ':');
+}
+
 /* ------------------------------------------------------------------ layout */
 
 int acb_layout(MPI_Comm comm, acb_layout_t *l) {
@@ -333,71 +338,89 @@ void acb_case_free(acb_case_t *k) {
     k->cnts = k->dsps = NULL;
 }
 
-/* Native (PMPI) call of the case writing its output into out. */
-static int call_native(acb_case_t *k, char *out) {
+/* The collectives with MPI-3 signatures, from one implementation: the MPI library's own
+ * (PMPI_*) or autocoll's (autocoll_*, through the selector). */
+typedef struct {
+    int (*allgather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+    int (*allgatherv)(const void *, int, MPI_Datatype, void *, const int[], const int[],
+                      MPI_Datatype, MPI_Comm);
+    int (*alltoall)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+    int (*alltoallv)(const void *, const int[], const int[], MPI_Datatype, void *, const int[],
+                     const int[], MPI_Datatype, MPI_Comm);
+    int (*bcast)(void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*reduce)(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm);
+    int (*allreduce)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+    int (*reduce_scatter)(const void *, void *, const int[], MPI_Datatype, MPI_Op, MPI_Comm);
+    int (*reduce_scatter_block)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm);
+    int (*gather)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*scatter)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm);
+    int (*barrier)(MPI_Comm);
+} acb_colls_t;
+
+static const acb_colls_t native_colls = {
+    .allgather = PMPI_Allgather,
+    .allgatherv = PMPI_Allgatherv,
+    .alltoall = PMPI_Alltoall,
+    .alltoallv = PMPI_Alltoallv,
+    .bcast = PMPI_Bcast,
+    .reduce = PMPI_Reduce,
+    .allreduce = PMPI_Allreduce,
+    .reduce_scatter = PMPI_Reduce_scatter,
+    .reduce_scatter_block = PMPI_Reduce_scatter_block,
+    .gather = PMPI_Gather,
+    .scatter = PMPI_Scatter,
+    .barrier = PMPI_Barrier,
+};
+static const acb_colls_t autocoll_colls = {
+    .allgather = autocoll_allgather,
+    .allgatherv = autocoll_allgatherv,
+    .alltoall = autocoll_alltoall,
+    .alltoallv = autocoll_alltoallv,
+    .bcast = autocoll_bcast,
+    .reduce = autocoll_reduce,
+    .allreduce = autocoll_allreduce,
+    .reduce_scatter = autocoll_reduce_scatter,
+    .reduce_scatter_block = autocoll_reduce_scatter_block,
+    .gather = autocoll_gather,
+    .scatter = autocoll_scatter,
+    .barrier = autocoll_barrier,
+};
+
+/* One call of the case by implementation f, writing its output into out. */
+static int call(acb_case_t *k, const acb_colls_t *f, char *out) {
     MPI_Comm w = k->comm;
     MPI_Datatype t = k->type;
     int c = k->count, root = k->root;
     switch (k->coll) {
     case AUTOCOLL_ALLGATHER:
-        return PMPI_Allgather(k->sbuf, c, t, out, c, t, w);
+        return f->allgather(k->sbuf, c, t, out, c, t, w);
     case AUTOCOLL_ALLGATHERV:
-        return PMPI_Allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
+        return f->allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
     case AUTOCOLL_ALLTOALL:
-        return PMPI_Alltoall(k->sbuf, c, t, out, c, t, w);
+        return f->alltoall(k->sbuf, c, t, out, c, t, w);
     case AUTOCOLL_ALLTOALLV:
-        return PMPI_Alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
+        return f->alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
     case AUTOCOLL_BCAST:
-        if (k->rank == root) memcpy(out, k->sbuf, k->slen);
-        return PMPI_Bcast(out, c, t, root, w);
+        return f->bcast(out, c, t, root, w);
     case AUTOCOLL_REDUCE:
-        return PMPI_Reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
+        return f->reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
     case AUTOCOLL_ALLREDUCE:
-        return PMPI_Allreduce(k->sbuf, out, c, t, MPI_SUM, w);
+        return f->allreduce(k->sbuf, out, c, t, MPI_SUM, w);
     case AUTOCOLL_REDUCE_SCATTER:
-        return PMPI_Reduce_scatter(k->sbuf, out, k->cnts, t, MPI_SUM, w);
+        return f->reduce_scatter(k->sbuf, out, k->cnts, t, MPI_SUM, w);
     case AUTOCOLL_REDUCE_SCATTER_BLOCK:
-        return PMPI_Reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
+        return f->reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
     case AUTOCOLL_GATHER:
-        return PMPI_Gather(k->sbuf, c, t, out, c, t, root, w);
+        return f->gather(k->sbuf, c, t, out, c, t, root, w);
     case AUTOCOLL_SCATTER:
-        return PMPI_Scatter(k->sbuf, c, t, out, c, t, root, w);
+        return f->scatter(k->sbuf, c, t, out, c, t, root, w);
     default:
-        return PMPI_Barrier(w);
+        return f->barrier(w);
     }
 }
 
 int acb_call(acb_case_t *k) {
-    MPI_Comm w = k->comm;
-    MPI_Datatype t = k->type;
-    int c = k->count, root = k->root;
-    char *out = k->rbuf;
-    switch (k->coll) {
-    case AUTOCOLL_ALLGATHER:
-        return autocoll_allgather(k->sbuf, c, t, out, c, t, w);
-    case AUTOCOLL_ALLGATHERV:
-        return autocoll_allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
-    case AUTOCOLL_ALLTOALL:
-        return autocoll_alltoall(k->sbuf, c, t, out, c, t, w);
-    case AUTOCOLL_ALLTOALLV:
-        return autocoll_alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
-    case AUTOCOLL_BCAST:
-        return autocoll_bcast(out, c, t, root, w);
-    case AUTOCOLL_REDUCE:
-        return autocoll_reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
-    case AUTOCOLL_ALLREDUCE:
-        return autocoll_allreduce(k->sbuf, out, c, t, MPI_SUM, w);
-    case AUTOCOLL_REDUCE_SCATTER:
-        return autocoll_reduce_scatter(k->sbuf, out, k->cnts, t, MPI_SUM, w);
-    case AUTOCOLL_REDUCE_SCATTER_BLOCK:
-        return autocoll_reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
-    case AUTOCOLL_GATHER:
-        return autocoll_gather(k->sbuf, c, t, out, c, t, root, w);
-    case AUTOCOLL_SCATTER:
-        return autocoll_scatter(k->sbuf, c, t, out, c, t, root, w);
-    default:
-        return autocoll_barrier(w);
-    }
+    return call(k, &autocoll_colls, k->rbuf);
 }
 
 void acb_reset(acb_case_t *k) {
@@ -483,7 +506,8 @@ int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) 
     else
         fill_bytes(k->sbuf, k->slen, k->rank, (int)coll);
     memset(k->ref, 0xA5, k->rlen + GUARD);
-    int err = call_native(k, k->ref);
+    if (coll == AUTOCOLL_BCAST && k->rank == root) memcpy(k->ref, k->sbuf, k->slen);
+    int err = call(k, &native_colls, k->ref);
     acb_reset(k);
     return err;
 }

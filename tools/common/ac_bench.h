@@ -81,6 +81,9 @@ unsigned long long acb_sel_bytes(int coll, size_t msg, int p); /* library's sele
 const char *acb_restriction_reason(unsigned restrictions, int p, const acb_layout_t *l);
 /* Registry index of the algorithm named by instance "name[:params]" of coll, or -1. */
 int acb_alg_index(int coll, const char *instance);
+/* 1 when the library's last choice (autocoll_last_choice) is known and is neither instance
+ * "name[:params]" nor a parameter instance "instance:..." of it: the library ran another one. */
+int acb_ran_other(const char *last, const char *instance);
 
 typedef struct {
     int coll, root, rank, size;
