@@ -54,8 +54,8 @@ const char *ac_rule_check_ranges(int coll, long long pmin, long long pmax, long 
     return NULL;
 }
 
-/* 1 when the instance survives writing: formatted and parsed again it is the same (e.g. a
- * string parameter holding '"' cannot be written back in the instance syntax). */
+/* 1 when the instance survives writing: formatted and parsed again it is the same (a guard:
+ * the registry's parser refuses what its formatter cannot write, e.g. '"' in a string). */
 static int inst_writable(int coll, const ac_inst_t *in) {
     char a[512], b[512], err[256];
     ac_inst_t again;
@@ -443,7 +443,7 @@ static int read_rule(ac_problems_t *pr, int i, const json_t *o, ac_rule_t *r) {
         problem(pr, w, "%s", err);
         bad = 1;
     } else if (r->coll >= 0 && !inst_writable(r->coll, &r->inst)) {
-        problem(pr, w, "a parameter value holds characters that cannot be written back ('\"')");
+        problem(pr, w, "the instance does not survive writing back");
         bad = 1;
     }
     if (bad) return -1;

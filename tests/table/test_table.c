@@ -353,7 +353,7 @@ static void test_bad_rules(void **state) {
              "not a bcast algorithm");
     bad_rule("{\"collective\":\"bcast\",\"algorithm\":\"\"}", "rules[1].algorithm", "unknown");
     bad_rule("{\"collective\":\"allreduce\",\"algorithm\":\"tree:spec=quad\\\"\"}",
-             "rules[1].algorithm", "cannot be written back");
+             "rules[1].algorithm", "must not contain");
     /* Missing fields, unknown keys. */
     bad_rule("{\"algorithm\":\"ring\"}", "rules[1].collective", "missing");
     bad_rule("{\"collective\":\"bcast\"}", "rules[1].algorithm", "missing");
