@@ -9,15 +9,24 @@ else()
   set(AC_SMPI_FOUND OFF)
 endif()
 
+# Arguments after NAME: sources; an argument starting with -I is an include directory.
 function(ac_smpi_binary name)
   set(bin ${CMAKE_CURRENT_BINARY_DIR}/${name})
+  set(srcs)
+  set(incs)
+  foreach(a ${ARGN})
+    if(a MATCHES "^-I")
+      list(APPEND incs ${a})
+    else()
+      list(APPEND srcs ${a})
+    endif()
+  endforeach()
   add_custom_command(
     OUTPUT ${bin}
     COMMAND ${SMPICC} -std=gnu11 -O1 -g0 -DAC_SMPI -D_GNU_SOURCE
-            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src
-            -I${PROJECT_SOURCE_DIR}/tools/common
-            ${AC_SOURCES} ${ARGN} -Wl,-Bsymbolic -ljansson -ldl -lm -o ${bin}
-    DEPENDS ${AC_SOURCES} ${AC_DEFS} ${ARGN}
+            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src ${incs}
+            ${AC_SOURCES} ${srcs} -Wl,-Bsymbolic -ljansson -ldl -lm -o ${bin}
+    DEPENDS ${AC_SOURCES} ${AC_DEFS} ${srcs}
     COMMENT "smpicc: building ${name}"
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${bin})
