@@ -31,7 +31,8 @@ int main(int argc, char **argv) {
     if (me == 0) {
         printf("p=%d; time / best segment time at each size (best = 1.00)\n", p);
         printf("%-18s %8s", "algorithm", "bytes");
-        for (int s = 0; s < NSEG; s++) printf(" %7d", segs[s]);
+        for (int s = 0; s < NSEG; s++)
+            printf(" %7d", segs[s]);
         printf("  best\n");
     }
     for (size_t k = 0; k < sizeof algs / sizeof algs[0]; k++)
@@ -45,7 +46,8 @@ int main(int argc, char **argv) {
                 autocoll_force(algs[k].coll, spec);
                 double t0 = 0;
                 for (int it = 0; it <= iters; it++) { /* iteration 0 warms up */
-                    for (int i = 0; i < n; i++) buf[i] = i * 7 + me + it;
+                    for (int i = 0; i < n; i++)
+                        buf[i] = i * 7 + me + it;
                     PMPI_Barrier(MPI_COMM_WORLD);
                     if (it == 1) t0 = MPI_Wtime();
                     if (algs[k].coll == AUTOCOLL_BCAST)
@@ -58,7 +60,8 @@ int main(int argc, char **argv) {
                 PMPI_Reduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
                 t[s] = mx;
                 /* The last iteration's data against the MPI library's result. */
-                for (int i = 0; i < n; i++) ref[i] = i * 7 + me + iters;
+                for (int i = 0; i < n; i++)
+                    ref[i] = i * 7 + me + iters;
                 if (algs[k].coll == AUTOCOLL_BCAST)
                     PMPI_Bcast(ref, n, MPI_INT, 0, MPI_COMM_WORLD);
                 else
@@ -77,7 +80,8 @@ int main(int argc, char **argv) {
                 for (int s = 1; s < NSEG; s++)
                     if (t[s] < t[b]) b = s;
                 printf("%-6s %-11s %8d", autocoll_coll_name(algs[k].coll), algs[k].alg, sizes[z]);
-                for (int s = 0; s < NSEG; s++) printf(" %7.2f", t[s] / t[b]);
+                for (int s = 0; s < NSEG; s++)
+                    printf(" %7.2f", t[s] / t[b]);
                 printf("  %d\n", segs[b]);
             }
             free(buf);

@@ -39,7 +39,7 @@ typedef struct {
 /* Parse a specification. Returns 0, or -1 with a one-line message in err. */
 int ac_rt_parse(const char *spec, ac_rt_spec_t *out, char *err, size_t errlen);
 
-/* Named presets: index 0 .. ac_rt_npresets() - 1 (values of the allreduce `tree` parameter `spec`). */
+/* Named presets 0 .. ac_rt_npresets() - 1 (values of the allreduce `tree` parameter `spec`). */
 int ac_rt_npresets(void);
 const char *ac_rt_preset_name(int i); /* NULL when out of range */
 const char *ac_rt_preset_spec(int i); /* NULL when out of range */

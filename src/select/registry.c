@@ -298,7 +298,7 @@ void ac_inst_format(const ac_inst_t *in, char *buf, size_t len) {
         else /* quoted when the string holds a separator of this syntax */
             used += (size_t)snprintf(buf + used, len - used,
                                      in->val[k].s[strcspn(in->val[k].s, ",:=; \"")] ? "%c%s=\"%s\""
-                                                                                   : "%c%s=%s",
+                                                                                    : "%c%s=%s",
                                      k ? ',' : ':', q->name, in->val[k].s);
     }
 }

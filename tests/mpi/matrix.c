@@ -597,8 +597,7 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
             if (level_sim && ti != (is_reduction(coll) ? R_INT_SUM : T_VEC)) continue;
             /* Large counts exercise size paths (segments, rendezvous): one datatype is
              * enough, the non-commutative one for reductions. */
-            if (c > 1000 && ti != (is_reduction(coll) ? R_NONCOMM : T_INT))
-                continue;
+            if (c > 1000 && ti != (is_reduction(coll) ? R_NONCOMM : T_INT)) continue;
             if (is_reduction(coll))
                 k.rcase = ti, k.t = 0;
             else

@@ -136,10 +136,10 @@ static void str_param(void **st) {
     ac_inst_t in, back;
     assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE, "tree", &in, err, sizeof err), 0);
     assert_string_equal(ac_param_str(&in, "spec"), tree->param[0].cand_alg[0]);
-    assert_int_equal(
-        ac_inst_parse(AUTOCOLL_ALLREDUCE, "tree:spec=\"host=2,2;cluster=2*;split=3:shift\"", &in,
-                      err, sizeof err),
-        0);
+    assert_int_equal(ac_inst_parse(AUTOCOLL_ALLREDUCE,
+                                   "tree:spec=\"host=2,2;cluster=2*;split=3:shift\"", &in, err,
+                                   sizeof err),
+                     0);
     assert_string_equal(ac_param_str(&in, "spec"), "host=2,2;cluster=2*;split=3:shift");
     ac_inst_format(&in, buf, sizeof buf);
     assert_string_equal(buf, "tree:spec=\"host=2,2;cluster=2*;split=3:shift\"");
@@ -249,10 +249,11 @@ static void size_class(void **st) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(settings_defaults),   cmocka_unit_test(settings_values),
-        cmocka_unit_test(settings_garbage),    cmocka_unit_test(param_spec),
-        cmocka_unit_test(inst_spec),         cmocka_unit_test(str_param),           cmocka_unit_test(inst_roundtrip),
-        cmocka_unit_test(registry_consistent), cmocka_unit_test(size_class),
+        cmocka_unit_test(settings_defaults), cmocka_unit_test(settings_values),
+        cmocka_unit_test(settings_garbage),  cmocka_unit_test(param_spec),
+        cmocka_unit_test(inst_spec),         cmocka_unit_test(str_param),
+        cmocka_unit_test(inst_roundtrip),    cmocka_unit_test(registry_consistent),
+        cmocka_unit_test(size_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,12 @@
 /*
- * Algorithm: configurable reduction tree: the tree given by parameter `spec` (a preset name or a specification string) (see
- *   src/sched/rtree.c and docs/reduction-trees.md) is built for the communicator's node layout
- *   into a tree of partial-reduction vertices, each with an owner rank: host subtrees group the
- *   ranks of a node F1 at a time, then F2, ...; a cluster-root subtree over the node outputs
- *   lives on the root node (spread over its ranks), `links` moves upper host vertices to the
- *   root node, `split` moves first-level cluster vertices to other nodes. Reduce phase: every
- *   rank pre-posts the receives of the remote children of the vertices it owns, ordered as the
- *   senders send them (leaves by rank, then vertices in build order), sends its own value to
+ * Algorithm: configurable reduction tree: the tree given by parameter `spec` (a preset name or a
+ * specification string) (see src/sched/rtree.c and docs/reduction-trees.md) is built for the
+ * communicator's node layout into a tree of partial-reduction vertices, each with an owner rank:
+ * host subtrees group the ranks of a node F1 at a time, then F2, ...; a cluster-root subtree over
+ * the node outputs lives on the root node (spread over its ranks), `links` moves upper host
+ * vertices to the root node, `split` moves first-level cluster vertices to other nodes. Reduce
+ * phase: every rank pre-posts the receives of the remote children of the vertices it owns, ordered
+ * as the senders send them (leaves by rank, then vertices in build order), sends its own value to
  *   its leaf's parent owner, then completes its vertices in build order, combining the children
  *   in a fixed order (c_0 op (c_1 op ...)) and sending the partial result to the parent's
  *   owner. Broadcast phase: rank r receives the final value from the owner of the parent of its
