@@ -220,11 +220,14 @@ int ac_ctx_get(MPI_Comm comm, ac_ctx_t **ctx); /* creates on first use (collecti
 void ac_ctx_free_all(void);
 int ac_ctx_init_keyval(void);
 int ac_ctx_keyval(void);
+/* The context of comm when it has one (no communication), else NULL. */
+ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
 
 /* args.c */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
+int ac_coll_rooted(int coll);       /* bcast, reduce, gather, scatter */
 
 /* select.c */
 typedef enum {

@@ -71,3 +71,8 @@ size_t ac_size_class(size_t bytes) {
         c *= 2;
     return c;
 }
+
+int ac_coll_rooted(int coll) {
+    return coll == AUTOCOLL_BCAST || coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_GATHER ||
+           coll == AUTOCOLL_SCATTER;
+}

@@ -45,6 +45,16 @@ int ac_ctx_keyval(void) {
     return keyval;
 }
 
+ac_ctx_t *ac_ctx_lookup(MPI_Comm comm) {
+    int flag = 0;
+    void *val = NULL;
+    if (comm == MPI_COMM_NULL || !ac_g.initialized || ac_g.finalized ||
+        keyval == MPI_KEYVAL_INVALID)
+        return NULL;
+    if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS || !flag) return NULL;
+    return val;
+}
+
 void ac_ctx_free_all(void) {
     /* Contexts of communicators the user never freed are released by MPI_Finalize itself; the
      * two predefined communicators are ours to clean before that. Order is the same on every

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "ac.h"
 #include "../select/adapt.h"
+#include "../select/table.h"
 
 ac_state_t ac_g;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -51,40 +52,21 @@ static void table_report(void *arg, const char *where, const char *msg) {
     ac_log("AUTOCOLL_TABLE=%s: %s: %s", (const char *)arg, where, msg);
 }
 
-/* The file's bytes (malloc'ed, *len set), or NULL with errno-style reason in why. */
-static char *read_file(const char *path, long *len, const char **why) {
-    enum { LIMIT = 64 << 20 };
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    *why = "cannot open the file";
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) == 0 && (*len = ftell(f)) >= 0 && *len <= LIMIT &&
-        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)*len + 1)) &&
-        fread(buf, 1, (size_t)*len, f) == (size_t)*len) {
-        buf[*len] = '\0';
-    } else {
-        *why = *len > LIMIT ? "file larger than 64 MiB" : "cannot read the file";
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
-}
-
 /* AUTOCOLL_TABLE: rank 0 reads the file and broadcasts it, so every rank parses the same
  * bytes (collective setup); problems are reported by rank 0 only. */
 static void load_table(int collective) {
-    const char *path = ac_g.set.table, *why = NULL;
-    long len = 0;
+    const char *path = ac_g.set.table;
+    char why[300] = "";
+    size_t len = 0;
     char *buf = NULL;
     if (!path[0]) return;
-    if (!collective || ac_g.world_rank == 0) buf = read_file(path, &len, &why);
+    if (!collective || ac_g.world_rank == 0) buf = ac_table_read_file(path, &len, why, sizeof why);
     if (collective) {
-        long n = buf ? len : -1;
+        long n = buf ? (long)len : -1;
         PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
         if (n >= 0 && ac_g.world_rank != 0) {
             buf = malloc((size_t)n + 1);
-            len = n;
+            len = (size_t)n;
         }
         /* Every rank must take part in the broadcast, even one out of memory. */
         int ok = buf != NULL || n < 0, all = 0;
@@ -93,7 +75,7 @@ static void load_table(int collective) {
         if (n >= 0 && !all) {
             free(buf);
             buf = NULL;
-            why = "out of memory";
+            snprintf(why, sizeof why, "out of memory");
         }
     }
     int problems = 0, report = ac_g.world_rank == 0;

@@ -194,10 +194,7 @@ fn_exit:
 AC_EXPORT int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len) {
     if (!buf || len <= 0 || coll < 0 || coll >= AUTOCOLL_NCOLL) return MPI_ERR_ARG;
     buf[0] = '\0';
-    if (comm == MPI_COMM_NULL || !ac_g.initialized || ac_g.finalized) return MPI_SUCCESS;
-    int flag = 0;
-    void *val = NULL;
-    if (PMPI_Comm_get_attr(comm, ac_ctx_keyval(), &val, &flag) == MPI_SUCCESS && flag)
-        snprintf(buf, (size_t)len, "%s", ((ac_ctx_t *)val)->last[coll]);
+    ac_ctx_t *ctx = ac_ctx_lookup(comm);
+    if (ctx) snprintf(buf, (size_t)len, "%s", ctx->last[coll]);
     return MPI_SUCCESS;
 }

@@ -81,11 +81,6 @@ static size_t pending_len; /* (under ac_lock) */
 
 /* ---------------------------------------------------------------- keys */
 
-static int rooted(int coll) {
-    return coll == AUTOCOLL_BCAST || coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_GATHER ||
-           coll == AUTOCOLL_SCATTER;
-}
-
 static int reduces(int coll) {
     return coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_ALLREDUCE ||
            coll == AUTOCOLL_REDUCE_SCATTER || coll == AUTOCOLL_REDUCE_SCATTER_BLOCK;
@@ -117,9 +112,9 @@ static unsigned long long site_id(void *site) {
 static void make_key(ac_adapt_t *ad, const ac_args_t *a, ac_key_t *k) {
     memset(k, 0, sizeof *k);
     k->coll = a->coll;
-    k->root = rooted(a->coll) ? a->root : -1;
+    k->root = ac_coll_rooted(a->coll) ? a->root : -1;
     k->op = reduces(a->coll) ? op_id(a->op, a->commutative) : -1;
-    k->inplace = rooted(a->coll) ? 0 : a->inplace;
+    k->inplace = ac_coll_rooted(a->coll) ? 0 : a->inplace;
     if (a->bytes_local) return; /* alltoallv: no size */
     int c = a->coll, nx = ad->nexact[c];
     for (int i = 0; i < nx; i++)
@@ -343,7 +338,7 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         /* Rooted collectives do not synchronise: ranks leave at very different times and the
          * mean over ranks hides the root (reduce, gather) or the last leaf (bcast, scatter);
          * their calls are scored by the rank that finishes last. */
-        int stat_max = ac_g.set.stat == 2 || (ac_g.set.stat == 0 && rooted(a->coll));
+        int stat_max = ac_g.set.stat == 2 || (ac_g.set.stat == 0 && ac_coll_rooted(a->coll));
         ac_star_cfg_t cfg = {ac_g.set.iter, ac_g.set.eps,      ac_g.set.delta_max,
                              stat_max,      ac_g.set.grouping, ac_g.set.margin};
         ok = n > 0 && ac_star_init(&e->star, &cfg, ad->p, n, group) == 0;
@@ -470,14 +465,9 @@ int ac_adapt_model_best(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
 
 AC_EXPORT int autocoll_adaptive_info(MPI_Comm comm, int coll, unsigned long long bytes,
                                      autocoll_adaptive_info_t *info) {
-    if (!info || coll < 0 || coll >= AUTOCOLL_NCOLL || comm == MPI_COMM_NULL || !ac_g.initialized ||
-        ac_g.finalized)
-        return MPI_ERR_ARG;
-    int flag = 0;
-    void *val = NULL;
-    if (PMPI_Comm_get_attr(comm, ac_ctx_keyval(), &val, &flag) != MPI_SUCCESS || !flag)
-        return MPI_ERR_ARG;
-    ac_adapt_t *ad = ((ac_ctx_t *)val)->adapt;
+    ac_ctx_t *ctx = ac_ctx_lookup(comm);
+    if (!info || coll < 0 || coll >= AUTOCOLL_NCOLL || !ctx) return MPI_ERR_ARG;
+    ac_adapt_t *ad = ctx->adapt;
     const ac_entry_t *found = NULL;
     for (int h = 0; ad && h < AC_BUCKETS; h++)
         for (const ac_entry_t *e = ad->bucket[h]; e; e = e->next) {

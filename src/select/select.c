@@ -18,11 +18,6 @@
 #include "adapt.h"
 #include "table.h"
 
-static int rooted(int coll) {
-    return coll == AUTOCOLL_BCAST || coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_GATHER ||
-           coll == AUTOCOLL_SCATTER;
-}
-
 int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
                       const char **why) {
     unsigned f = alg->flags;
@@ -38,7 +33,7 @@ int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *c
         w = "needs exactly two processes";
     else if ((f & AUTOCOLL_R_COMMUTATIVE) && !a->commutative)
         w = "needs a commutative operation";
-    else if ((f & AUTOCOLL_R_NO_INPLACE) && a->inplace && !rooted(a->coll))
+    else if ((f & AUTOCOLL_R_NO_INPLACE) && a->inplace && !ac_coll_rooted(a->coll))
         w = "does not support MPI_IN_PLACE";
     else if ((f & AUTOCOLL_R_MULTINODE) && ctx->nnodes < 2)
         w = "needs ranks on more than one node";

@@ -611,22 +611,20 @@ fn_exit:
     return t;
 }
 
-AC_EXPORT autocoll_table_t *autocoll_table_load(const char *path, autocoll_table_report_fn report,
-                                                void *arg, int *nproblems) {
-    ac_problems_t pr = {report, arg, 0};
-    autocoll_table_t *t = NULL;
+char *ac_table_read_file(const char *path, size_t *len, char *why, size_t whylen) {
     char *buf = NULL;
     FILE *f = path ? fopen(path, "rb") : NULL;
+    *len = 0;
     if (!f) {
-        problem(&pr, "file", "cannot open '%.200s': %s", path ? path : "(null)",
-                path ? strerror(errno) : "no path");
-        goto fn_exit;
+        snprintf(why, whylen, "cannot open '%.200s': %s", path ? path : "(null)",
+                 path ? strerror(errno) : "no path");
+        return NULL;
     }
-    size_t cap = 65536, len = 0, got;
+    size_t cap = 65536, got;
     buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
+    while (buf && (got = fread(buf + *len, 1, cap - *len, f)) > 0) {
+        *len += got;
+        if (*len == cap) {
             if (cap > AC_TABLE_MAX_FILE) break;
             char *n = realloc(buf, 2 * cap);
             if (!n) {
@@ -639,18 +637,32 @@ AC_EXPORT autocoll_table_t *autocoll_table_load(const char *path, autocoll_table
         }
     }
     if (!buf || ferror(f)) {
-        problem(&pr, "file", "cannot read '%.200s'", path);
-        goto fn_exit;
+        snprintf(why, whylen, "cannot read '%.200s'", path);
+        free(buf);
+        buf = NULL;
+    } else if (*len > AC_TABLE_MAX_FILE) {
+        snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
+        free(buf);
+        buf = NULL;
     }
-    if (len > AC_TABLE_MAX_FILE) {
-        problem(&pr, "file", "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
-        goto fn_exit;
+    fclose(f);
+    return buf;
+}
+
+AC_EXPORT autocoll_table_t *autocoll_table_load(const char *path, autocoll_table_report_fn report,
+                                                void *arg, int *nproblems) {
+    ac_problems_t pr = {report, arg, 0};
+    autocoll_table_t *t = NULL;
+    char why[300];
+    size_t len;
+    char *buf = ac_table_read_file(path, &len, why, sizeof why);
+    if (!buf) {
+        problem(&pr, "file", "%s", why);
+    } else {
+        int n = 0;
+        t = autocoll_table_parse(buf, len, report, arg, &n);
+        pr.n += n;
     }
-    int n = 0;
-    t = autocoll_table_parse(buf, len, report, arg, &n);
-    pr.n += n;
-fn_exit:
-    if (f) fclose(f);
     free(buf);
     if (nproblems) *nproblems = pr.n;
     return t;

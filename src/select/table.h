@@ -68,6 +68,10 @@ int ac_rule_match(const ac_rule_t *r, int coll, int p, int nodes, int ppn, size_
 const char *ac_rule_check_ranges(int coll, long long pmin, long long pmax, long long nodes,
                                  long long ppn, unsigned long long lo, unsigned long long hi);
 
+/* The bytes of a table file (malloc'ed, at most AC_TABLE_MAX_FILE), or NULL with the reason in
+ * why. */
+char *ac_table_read_file(const char *path, size_t *len, char *why, size_t whylen);
+
 /* Appends a validated rule (grows the array). 0, or -1 when out of memory or full. */
 int ac_table_push(autocoll_table_t *t, const ac_rule_t *r);
 
