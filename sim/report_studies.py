@@ -438,6 +438,7 @@ def goals(pts, out, name, title, intro):
                   f"{_f(_gm(th))} / {_f(max(th) if th else None)} | {_f(_gm(acc['tq']))} | "
                   f"{_f(_gm(acc['tr']))} | {_f(_gm(acc['oo']))} | {_f(_gm(acc['om']))} | "
                   f"{_f(_gm(ar))} | {share} | {_f(_gm(acc['al']))} | {eff} |")
+    md += _goal_plots(pts, out, name)
     md += ["", "adaptive = the engine's steady state (timed after its untimed warm-up calls); "
            "learning incl. = the same number of calls all timed, where measured. eff. large: "
            "the lowest efficiency over the sizes ≥ 64 KiB (oracle / table).", "",
@@ -466,6 +467,43 @@ def goals(pts, out, name, title, intro):
               f"{_f(_gm(ar))} | {sum(x >= 0.8 for x in eo)}/{len(eo)} |")
     md.append("")
     return _finish(out, name, md)
+
+
+def _goal_plots(pts, out, name):
+    """One PNG per platform: the table's (or, without a table, the oracle's) time ÷ the ompi
+    selector's, per collective over the message size; held-out sizes included."""
+    md = []
+    for plat, place, p in sorted({(g[0], g[1], g[3]) for g in pts}):
+        series = []
+        for g in sorted(x for x in pts if (x[0], x[1], x[3]) == (plat, place, p)):
+            pts_g = []
+            for n, d in sorted(pts[g].items()):
+                t = d.get("auto", {}).get("table") or d.get("oracle")
+                if t and d.get("ompi"):
+                    pts_g.append((n, t / d["ompi"]))
+            if pts_g:
+                series.append((g[2], pts_g))
+        if not series or not shutil.which("gnuplot"):
+            continue
+        subj = "table" if any("table" in d.get("auto", {}) for g in pts if g[0] == plat
+                              for d in pts[g].values()) else "oracle"
+        stem = f"{name}-{plat}-{place}-p{p}"
+        dat = os.path.join(out, stem + ".dat")
+        with open(dat, "w") as f:
+            for coll, xs in series:
+                f.write(f"# {coll}\n" + "".join(f"{n} {r:.4f}\n" for n, r in xs) + "\n\n")
+        plots = ", ".join(f"'{dat}' index {i} using 1:2 with linespoints title '{c}'"
+                          for i, (c, _) in enumerate(series))
+        _gp(["set terminal pngcairo size 800,480 noenhanced",
+             f"set output '{os.path.join(out, stem + '.png')}'",
+             f"set title '{subj} / ompi selector, {plat} {place}, p = {p} (below 1: faster)'",
+             "set logscale x 2", "set logscale y 2", "set xlabel 'bytes'",
+             f"set ylabel '{subj} / ompi'", "set key outside right", "set grid",
+             "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2",
+             "plot " + plots])
+        os.remove(dat)
+        md += [f"![{stem}]({stem}.png)", ""]
+    return md
 
 
 def tables(pts, out):
