@@ -392,8 +392,8 @@ def goals(pts, out, name, title, intro):
     steady state against the oracle (goal: <= 1.03 at >= 95 % of points) and the large-message
     efficiency of the oracle and of the table against the alpha-beta bound (goal >= 0.8)."""
     md = [f"# {title}", "", intro, "",
-          "Ratios are simulated times (avg over the timed calls, max over ranks as the driver "
-          "reports them); below 1 = faster. ompi' = the ompi selector with SMPI's rank±i `ring` "
+          "Ratios are of simulated completion times (the slowest rank's mean time per call, "
+          "`max_s`, the metric `sim/mktable` chooses by); below 1 = faster. ompi' = the ompi selector with SMPI's rank±i `ring` "
           "allgather replaced by the neighbour ring NTSLR real libraries run (only where "
           "measured). Goals of the SimGrid issue: table ÷ ompi ≤ 0.77 (1.3× faster) in geometric "
           "mean and ≤ 1.03 (never slower than 0.97×) at every point; adaptive (steady state) "
