@@ -519,8 +519,10 @@ def tables(pts, out):
                  "table`) were timed at the same sizes: so table ÷ oracle shows what a table "
                  "keeps of the oracle, not how it generalises between sizes (the crossover "
                  "search of `autocoll-tune` does that; docs/reports/tuned-table). The adaptive "
-                 "engine (`adaptive-steady`) was timed after 120 untimed calls per size (16 B .. 16 KiB), i.e. in "
-                 "its steady state, for allgather, alltoall, allreduce and bcast.")
+                 "engine (`adaptive-steady`) was timed after 400 untimed calls per size (16 B .. "
+                 "16 KiB; its measurement phase with every candidate takes up to 360 calls), i.e. "
+                 "in its steady state, for allgather, allreduce and bcast; on the 16-node switch "
+                 "also with all 403 calls timed (learning included).")
 
 
 def fabrics(pts, out):
@@ -531,5 +533,6 @@ def fabrics(pts, out):
                  "with its link-load profile. At p = 256 the oracle is the best of the scalable "
                  "members only (the linear ones post p² concurrent flows, too slow for SimGrid "
                  "here), so oracle ratios there are upper bounds of what the whole repository "
-                 "would give. The adaptive engine was timed in its steady state (100 untimed "
-                 "calls per size at p = 256, on the fat tree with one rank per node; 120 on the grid). No tuning table is made here.")
+                 "would give. The adaptive engine was timed in its steady state, after 400 "
+                 "untimed calls per size (64 B .. 4 KiB on the fat tree with one rank per node, "
+                 "bcast and allreduce; 16 B .. 4 KiB on the grid). No tuning table is made here.")
