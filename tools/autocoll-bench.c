@@ -20,7 +20,7 @@
  * Output: one OSU-layout table per (collective, instance) on stdout from rank 0, times in
  * microseconds: "Size Avg" or, with -f, "Size Avg Min Max Iterations" where min/avg/max are over
  * ranks of each rank's mean time per call; -c adds a Validation column, and with -a auto the
- * instance the library chose is shown. --csv writes
+ * instance the last timed call ran is shown. --csv writes
  *   coll,instance,bytes,p,mechanism,iters,min_s,avg_s,max_s,valid
  * (bytes = the library's selection size, seconds, valid = yes/no/-) and --json the same records
  * as a JSON array (plus "chosen" for auto).
@@ -358,6 +358,9 @@ int main(int argc, char **argv) {
                 }
                 acb_result_t r;
                 acb_measure(&k, &mech, it, wu, validate, &r);
+                /* In auto mode the first call may have been a probe of the adaptive engine:
+                 * report what the last timed call ran. */
+                if (is_auto) autocoll_last_choice(comm, coll, last, sizeof last);
                 /* Rank 0 reports what it ran; every rank ran the same (agreement). */
                 if (me == 0) {
                     printf("%-10zu%18.2f", k.msg, r.avg * 1e6);
