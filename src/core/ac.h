@@ -152,7 +152,7 @@ typedef struct {
     int iter;            /* AUTOCOLL_ITER: timed calls per candidate and round (10) */
     double eps;          /* AUTOCOLL_EPSILON: monitoring tolerance (0.10) */
     int delta_max;       /* AUTOCOLL_DELTA_MAX: cap of the monitoring factor (64) */
-    int stat;            /* AUTOCOLL_STAT: 0 auto (max for rooted collectives), 1 mean, 2 max */
+    int stat;            /* AUTOCOLL_STAT: 0 auto (= max), 1 mean, 2 max */
     int grouping;        /* AUTOCOLL_GROUPING: probe group representatives first (1) */
     double margin;       /* AUTOCOLL_GROUP_MARGIN: also probe groups this close (0.25) */
     double prune;        /* AUTOCOLL_PRUNE: skip candidates predicted > K x the best (4; 0 off) */

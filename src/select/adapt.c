@@ -338,7 +338,8 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         /* Rooted collectives do not synchronise: ranks leave at very different times and the
          * mean over ranks hides the root (reduce, gather) or the last leaf (bcast, scatter);
          * their calls are scored by the rank that finishes last. */
-        int stat_max = ac_g.set.stat == 2 || (ac_g.set.stat == 0 && ac_coll_rooted(a->coll));
+        /* auto = max: completion time (docs/adaptive.md, "Statistic") */
+        int stat_max = ac_g.set.stat != 1;
         ac_star_cfg_t cfg = {ac_g.set.iter, ac_g.set.eps,      ac_g.set.delta_max,
                              stat_max,      ac_g.set.grouping, ac_g.set.margin};
         ok = n > 0 && ac_star_init(&e->star, &cfg, ad->p, n, group) == 0;
