@@ -433,7 +433,8 @@ def goals(pts, out, name, title, intro):
         eff = (f"{_f(min(acc['eo']) if acc['eo'] else None)} / "
                f"{_f(min(acc['et']) if acc['et'] else None)}")
         th = acc["th"]
-        md.append(f"| {plat}:{place} | {p} | {coll} | {len(acc['to'])} | {_f(_gm(acc['to']))} | "
+        npts = sum(1 for d in pts[g].values() if d.get("oracle"))
+        md.append(f"| {plat}:{place} | {p} | {coll} | {npts} | {_f(_gm(acc['to']))} | "
                   f"{_f(max(acc['to']) if acc['to'] else None)} | "
                   f"{_f(_gm(th))} / {_f(max(th) if th else None)} | {_f(_gm(acc['tq']))} | "
                   f"{_f(_gm(acc['tr']))} | {_f(_gm(acc['oo']))} | {_f(_gm(acc['om']))} | "
