@@ -94,6 +94,7 @@ typedef struct ac_args {
     size_t bytes;
     int bytes_local; /* 1 when bytes differs between ranks (alltoallv): never select on it */
     void *site;      /* return address of the MPI_<Coll> call */
+    int tag_base;    /* this call's tag range on comm (AC_TAG) */
 } ac_args_t;
 
 /* ---------------------------------------------------------------- per-communicator context */
@@ -128,6 +129,8 @@ typedef struct ac_ctx {
     char last[AUTOCOLL_NCOLL][128];
 
     struct ac_adapt *adapt; /* adaptive-engine state (select/adapt.c), created on first use */
+
+    unsigned long seq; /* calls dispatched on this communicator (tag ranges, AC_TAG) */
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -201,6 +204,7 @@ typedef struct {
     ac_inst_t forced[AUTOCOLL_NCOLL];
     int world_rank;
     autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
+    int tag_slots;           /* call tag ranges available below MPI_TAG_UB (AC_TAG) */
 } ac_state_t;
 extern ac_state_t ac_g;
 void ac_lock(void);
@@ -273,10 +277,44 @@ void *ac_dt_alloc(MPI_Datatype t, size_t count, void **base);
 int ac_dt_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
                MPI_Datatype dtype);
 
-/* Tags on the private communicator: one per collective. */
-#define AC_TAG(coll) (7000 + (coll))
-/* Synchronisation tokens (light barriers) of a collective: separate from its data messages. */
-#define AC_TAG_SYNC(coll) (7500 + (coll))
+/* sig.c: the rank-invariant description of a non-reducing collective's data (see there). */
+enum { AC_SIG_NBUF = 2 };
+typedef struct {
+    char *user; /* the caller's buffer */
+    MPI_Datatype type;
+    int nb, count; /* nb blocks of count x type */
+    char *tmp;     /* packed copy */
+    int out;       /* unpack into user at the end */
+} ac_sig_buf_t;
+typedef struct {
+    int active;
+    ac_args_t orig; /* the caller's description */
+    int lg;         /* unit = 2^lg bytes */
+    MPI_Datatype unit;
+    int nbuf;
+    ac_sig_buf_t buf[AC_SIG_NBUF];
+    char *vtmp;     /* allgatherv: packed receive buffer */
+    int *cnt, *dsp; /* allgatherv: counts and displacements in units */
+} ac_sig_t;
+int ac_sig_applies(int coll);
+/* Rewrites *a (a copy of the caller's record) so that every buffer is described in the same
+ * unit on every rank, packing non-contiguous inputs. Sets *native when no common unit exists
+ * (the same on every rank): run the MPI library's collective with the original record. Returns
+ * an MPI error code (out of memory, a failed copy). ac_sig_end unpacks the outputs and frees. */
+int ac_sig_begin(ac_args_t *a, ac_sig_t *s, int *native);
+int ac_sig_end(ac_sig_t *s, int err);
+void ac_sig_teardown(void);
+
+/* Tags on the private communicator. Every call on a communicator has its own tag range, drawn
+ * from the communicator's call sequence (ac_ctx_t.seq, the same on every rank because MPI
+ * orders the collectives of a communicator identically everywhere), so messages left over by
+ * one call (after an error or an erroneous description) can never match a later call's
+ * receives. Inside a call, each collective (the parts of a composite) has a data tag and a
+ * synchronisation tag (tokens of light barriers). See docs/messages.md. */
+enum { AC_TAG_BASE = 8192, AC_TAG_STRIDE = 2 * 16 };
+_Static_assert(AUTOCOLL_NCOLL <= AC_TAG_STRIDE / 2, "two tags per collective in a call range");
+#define AC_TAG(a) ((a)->tag_base + 2 * (a)->coll)
+#define AC_TAG_SYNC(a) ((a)->tag_base + 2 * (a)->coll + 1)
 
 /* Return on MPI error in algorithm code: `AC_CHECK(PMPI_Send(...));` jumps to fn_exit. */
 #define AC_CHECK(call)                                                                             \

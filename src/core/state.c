@@ -94,6 +94,11 @@ void ac_state_setup(int collective) {
     if (ac_g.initialized) return;
     ac_registry_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &ac_g.world_rank);
+    /* Tag ranges of the calls (AC_TAG): as many as fit below MPI_TAG_UB (at least 32767). */
+    int *ub = NULL, flag = 0;
+    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    long tag_ub = flag && ub && *ub >= 32767 ? *ub : 32767;
+    ac_g.tag_slots = (int)((tag_ub - AC_TAG_BASE + 1) / AC_TAG_STRIDE);
     char *block = ac_settings_env_block();
     if (collective) {
         /* Rank 0's settings for everyone: a rank whose environment differs cannot pick a
@@ -130,6 +135,7 @@ void ac_state_teardown(void) {
     if (!ac_g.initialized || ac_g.finalized) return;
     if (ac_g.set.verbose >= 1) ac_stats_report();
     ac_ctx_free_all();
+    ac_sig_teardown();
     ac_adapt_finalize();
     autocoll_table_free(ac_g.table);
     ac_g.table = NULL;

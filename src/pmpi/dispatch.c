@@ -95,6 +95,28 @@ static int run_native(ac_args_t *a) {
     return in.alg->fn(a, &in, NULL);
 }
 
+/* Run instance in. A library algorithm sees the call in rank-invariant units (core/sig.c); the
+ * MPI library's collective gets the caller's own description. */
+static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
+    if ((in->alg->flags & AUTOCOLL_R_NATIVE) || !ac_sig_applies(a->coll))
+        return in->alg->fn(a, in, ctx);
+    ac_args_t b = *a;
+    ac_sig_t sig;
+    int native = 0, err = ac_sig_begin(&b, &sig, &native);
+    if (native) {
+        if (ac_g.set.verbose >= 1 && ctx->rank == 0)
+            ac_log_once("sig-native",
+                        "%s of %zu B per block: no common unit of at most INT_MAX "
+                        "elements; the MPI library's collective runs such calls",
+                        ac_coll_name(a->coll), a->bytes);
+        ac_inst_default(ac_alg_find(a->coll, "native"), in);
+        return in->alg->fn(a, in, ctx);
+    }
+    if (err != MPI_SUCCESS) return err;
+    err = in->alg->fn(&b, in, ctx);
+    return ac_sig_end(&sig, err);
+}
+
 /* AUTOCOLL_CHECK: every rank must run the same instance for the same call, or the job would
  * hang; one allreduce per call proves it and stops the job with the call's description if not. */
 static void check_agreement(const ac_ctx_t *ctx, const ac_args_t *a, const char *name) {
@@ -139,6 +161,7 @@ int ac_dispatch(ac_args_t *a) {
     a->comm = ctx->comm;
     a->rank = ctx->rank;
     a->size = ctx->size;
+    a->tag_base = AC_TAG_BASE + (int)(ctx->seq++ % (unsigned long)ac_g.tag_slots) * AC_TAG_STRIDE;
     ac_args_finish(a);
     if (args_invalid(a)) {
         err = run_native(a);
@@ -176,7 +199,7 @@ int ac_dispatch(ac_args_t *a) {
                         ac_source_name(src));
     }
     double t0 = PMPI_Wtime();
-    err = in.alg->fn(a, &in, ctx);
+    err = run(a, &in, ctx);
     double dt = PMPI_Wtime() - t0;
     ac_stats_add(a->coll, in.alg->index, dt);
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))

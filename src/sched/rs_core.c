@@ -232,11 +232,11 @@ int ac_rs_allreduce_knomial(const ac_args_t *a, int k) {
     for (int j = 0; j < g; j++)
         map[j] = ac_fold_leader_of(&f, j);
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
-    AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a->coll)));
+    AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
     if (f.active)
         AC_CHECK(
-            ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a->coll)));
-    AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a->coll)));
+            ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
+    AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a)));
 fn_exit:
     free(tbase);
     free(map);

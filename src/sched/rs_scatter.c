@@ -20,7 +20,7 @@ static size_t *offsets(const int *counts, int p) {
 
 int ac_rs_rsc_halving(const ac_args_t *a, const int *counts, int ascending) {
     int err = MPI_SUCCESS, p = a->size, me = a->rank, g = ac_rs_pow_floor(p, 2), own = 0, nreq = 0;
-    int tag = AC_TAG(a->coll);
+    int tag = AC_TAG(a);
     MPI_Datatype t = a->rtype;
     void *bbase = NULL, *tbase = NULL;
     ac_fold_t f;
@@ -80,7 +80,7 @@ fn_exit:
 }
 
 int ac_rs_rsc_pairwise(const ac_args_t *a, const int *counts) {
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll), mc = counts[me];
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a), mc = counts[me];
     MPI_Datatype t = a->rtype;
     void *abase = NULL, *tbase = NULL;
     const char *in = ac_rs_input(a);
@@ -121,7 +121,7 @@ int ac_rs_rsc_ring(const ac_args_t *a, const int *counts) {
         goto fn_exit;
     }
     AC_CHECK(ac_dt_copy(ac_rs_input(a), (int)off[p], t, buf, (int)off[p], t));
-    AC_CHECK(ac_rs_ring(p, me, off, -1, 1, 0, buf, tmp, t, a->op, a->comm, AC_TAG(a->coll)));
+    AC_CHECK(ac_rs_ring(p, me, off, -1, 1, 0, buf, tmp, t, a->op, a->comm, AC_TAG(a)));
     AC_CHECK(ac_dt_copy(AT(buf, t, off[me]), counts[me], t, a->rbuf, counts[me], t));
 fn_exit:
     free(off);
@@ -131,7 +131,7 @@ fn_exit:
 }
 
 int ac_rs_rsc_direct(const ac_args_t *a, const int *counts) {
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll), mc = counts[me];
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a), mc = counts[me];
     int nreq = 0;
     MPI_Datatype t = a->rtype;
     void *pbase = NULL;

@@ -6,7 +6,8 @@
  *   - a forced algorithm that cannot run fails cleanly with MPI_ERRORS_RETURN (policy "error");
  *   - arguments MPI rejects are reported by MPI's own checks, no crash;
  *   - autocoll_force refuses unknown names and bad parameter values;
- *   - MPI_THREAD_MULTIPLE: concurrent collectives on different communicators.
+ *   - MPI_THREAD_MULTIPLE: concurrent collectives on different communicators;
+ *   - messages left over by an erroneous call are never matched by a later call.
  * Prints "N passed, N failed" at the end.
  */
 #include <pthread.h>
@@ -151,6 +152,32 @@ int main(int argc, char **argv) {
         /* The communicator still works afterwards. */
         check(sum_ranks(c, "linear"), "communicator usable after errors");
         MPI_Comm_free(&c);
+    }
+
+    /* One call's messages never match another call's receives: an erroneous broadcast (the root
+     * sends twice what the others expect, so pipelined segments are left over) must not feed the
+     * next, correct one (each call has its own tag range on the private communicator). */
+    {
+        enum { N = 4096 };
+        int *b = malloc(N * sizeof(int)), ok = 1;
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        autocoll_force(AUTOCOLL_BCAST, "pipe_chain:seg=512");
+        for (int i = 0; i < N; i++)
+            b[i] = me == 0 ? i : -1;
+        MPI_Bcast(b, me == 0 ? N : N / 2, MPI_INT, 0, c);
+        for (int round = 1; round <= 3; round++) {
+            for (int i = 0; i < N / 2; i++)
+                b[i] = me == 0 ? -round * i : -1;
+            MPI_Bcast(b, N / 2, MPI_INT, 0, c);
+            for (int i = 0; i < N / 2; i++)
+                ok &= b[i] == -round * i;
+        }
+        autocoll_force(AUTOCOLL_BCAST, NULL);
+        check(ok && served(c, AUTOCOLL_BCAST, "pipe_chain:seg=512"),
+              "leftovers of an erroneous call are not matched by the next calls");
+        MPI_Comm_free(&c);
+        free(b);
     }
 
     /* The forcing API refuses what it cannot honour. */

@@ -22,7 +22,7 @@ void ac_agb_init(ac_agb_t *g, void *buf, MPI_Datatype type, int p, int me, MPI_C
 
 int ac_agb_setup(const ac_args_t *a, ac_agb_t *g) {
     int v = a->coll == AUTOCOLL_ALLGATHERV;
-    ac_agb_init(g, a->rbuf, a->rtype, a->size, a->rank, a->comm, AC_TAG(a->coll), a->rcount,
+    ac_agb_init(g, a->rbuf, a->rtype, a->size, a->rank, a->comm, AC_TAG(a), a->rcount,
                 v ? a->rcounts : NULL, v ? a->rdispls : NULL);
     if (a->inplace) return MPI_SUCCESS;
     return ac_dt_copy(a->sbuf, a->scount, a->stype, ac_agb_addr(g, a->rank),
@@ -114,7 +114,7 @@ int ac_agb_sendrecv(const ac_agb_t *g, const int *sblk, int ns, int to, const in
 int ac_agx_steps(const ac_args_t *a, int kind, int sync, int nbar) {
     ac_agb_t g;
     int err = ac_agb_setup(a, &g), p = a->size, me = a->rank;
-    int ttag = AC_AG_TOKEN_TAG(a->coll);
+    int ttag = AC_AG_TOKEN_TAG(a);
     if (err != MPI_SUCCESS) return err;
     if (sync == AC_SYNC_NBAR)
         for (int c = ac_nbar_count(0, p - 1, nbar); c > 0; c--)

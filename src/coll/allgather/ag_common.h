@@ -64,7 +64,7 @@ int ac_agx_steps(const ac_args_t *a, int kind, int sync, int nbar);
 
 /* Tag of the zero-byte synchronisation tokens (distinct from data: a token and a data message
  * can travel between the same two ranks in the same step). */
-#define AC_AG_TOKEN_TAG(coll) AC_TAG_SYNC(coll)
+#define AC_AG_TOKEN_TAG(a) AC_TAG_SYNC(a)
 
 /* Shared bodies of algorithms registered for both allgather and allgatherv. */
 int ac_agx_sparbit(const ac_args_t *a, int packed);

@@ -25,7 +25,7 @@
 int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     ac_agb_t g;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, nn = ctx->nnodes;
-    int ntag = AC_TAG(a->coll);
+    int ntag = AC_TAG(a);
     const ac_alg_t *inter = ac_param_alg(in, "inter");
     int *members = NULL, *ncount = NULL, *ndispl = NULL, *seg = NULL, *blk = NULL;
     void *tbase = NULL;

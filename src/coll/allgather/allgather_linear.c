@@ -23,12 +23,12 @@ int ac_allgather_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
     MPI_Datatype mtype = a->inplace ? a->rtype : a->stype;
     for (int i = 1; i < p; i++) {
         int src = (me - i + p) % p;
-        AC_CHECK(PMPI_Irecv(rbuf + src * blk, a->rcount, a->rtype, src, AC_TAG(a->coll), a->comm,
+        AC_CHECK(PMPI_Irecv(rbuf + src * blk, a->rcount, a->rtype, src, AC_TAG(a), a->comm,
                             &req[nreq++]));
     }
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
-        AC_CHECK(PMPI_Isend(mine, mcount, mtype, dst, AC_TAG(a->coll), a->comm, &req[nreq++]));
+        AC_CHECK(PMPI_Isend(mine, mcount, mtype, dst, AC_TAG(a), a->comm, &req[nreq++]));
     }
     if (!a->inplace)
         AC_CHECK(ac_dt_copy(a->sbuf, a->scount, a->stype, rbuf + me * blk, a->rcount, a->rtype));

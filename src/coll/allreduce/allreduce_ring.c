@@ -32,9 +32,9 @@ int ac_allreduce_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     ac_rs_split((size_t)n, p, blk);
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, a->rbuf, n, t));
     AC_CHECK(
-        ac_rs_ring(p, a->rank, blk, 0, 1, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a->coll)));
+        ac_rs_ring(p, a->rank, blk, 0, 1, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
     AC_CHECK(
-        ac_rs_ring(p, a->rank, blk, 1, 0, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a->coll)));
+        ac_rs_ring(p, a->rank, blk, 1, 0, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
 fn_exit:
     free(blk);
     free(tbase);

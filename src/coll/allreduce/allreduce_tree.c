@@ -39,7 +39,7 @@ static int cmp_rchild(const void *x, const void *y) {
 }
 
 int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount, tag = AC_TAG(a);
     MPI_Datatype t = a->rtype;
     MPI_Aint ext = ac_dt_extent(t);
     ac_rt_spec_t spec;

@@ -71,10 +71,10 @@ static int post_pair(const ac_a2a_view_t *v, const ac_args_t *a, int dst, int sr
     int err = MPI_SUCCESS;
     if (ac_a2a_rbytes(v, src))
         AC_CHECK(PMPI_Irecv(ac_a2a_rptr(v, src), ac_a2a_rcnt(v, src), v->rtype, src,
-                            AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+                            AC_TAG(a), a->comm, &req[(*nreq)++]));
     if (ac_a2a_sbytes(v, dst))
         AC_CHECK(PMPI_Isend(ac_a2a_sptr(v, dst), ac_a2a_scnt(v, dst), v->stype, dst,
-                            AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+                            AC_TAG(a), a->comm, &req[(*nreq)++]));
 fn_exit:
     return err;
 }
@@ -108,7 +108,7 @@ fn_exit:
 int ac_a2a_stepwise(const ac_args_t *a, int pattern, int sync, int nbar) {
     ac_a2a_view_t v;
     int err, p = a->size, me = a->rank;
-    const int stag = AC_A2A_SYNC_TAG(a->coll);
+    const int stag = AC_A2A_SYNC_TAG(a);
     MPI_Request req[3];
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
@@ -128,12 +128,12 @@ int ac_a2a_stepwise(const ac_args_t *a, int pattern, int sync, int nbar) {
             /* Receiver-ready token: my step-s receive is posted before my source may send. */
             if (ac_a2a_rbytes(&v, src))
                 AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, src), ac_a2a_rcnt(&v, src), v.rtype, src,
-                                    AC_TAG(a->coll), a->comm, &req[nreq++]));
+                                    AC_TAG(a), a->comm, &req[nreq++]));
             AC_CHECK(PMPI_Isend(NULL, 0, MPI_BYTE, src, stag, a->comm, &req[nreq++]));
             AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, dst, stag, a->comm, MPI_STATUS_IGNORE));
             if (ac_a2a_sbytes(&v, dst))
                 AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, dst), ac_a2a_scnt(&v, dst), v.stype, dst,
-                                    AC_TAG(a->coll), a->comm, &req[nreq++]));
+                                    AC_TAG(a), a->comm, &req[nreq++]));
         } else {
             AC_CHECK(post_pair(&v, a, dst, src, req, &nreq));
         }
@@ -178,7 +178,7 @@ int ac_a2a_te(const ac_args_t *a, int i) {
     ac_a2a_blk_t b;
     int err, p = a->size, me = a->rank, cnt;
     void *wb = NULL, *w2b = NULL, *spb = NULL, *rpb = NULL;
-    const int tag = AC_TAG(a->coll);
+    const int tag = AC_TAG(a);
     size_t half = (size_t)p / 2, nk = (size_t)1 << i, npack = half > nk ? half : nk;
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
@@ -245,7 +245,7 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
     void *wb = NULL, *spb = NULL, *rpb = NULL;
     int *slots = malloc((size_t)p * sizeof(int)), *first = malloc(((size_t)k + 1) * sizeof(int));
     MPI_Request *req = malloc(2 * (size_t)k * sizeof *req);
-    const int tag = AC_TAG(a->coll);
+    const int tag = AC_TAG(a);
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
@@ -312,10 +312,10 @@ static int post_runs(const ac_a2a_blk_t *b, char *w, int p, const int *list, int
         char *at = ac_a2a_blk_at(b, w, (size_t)list[x] * (size_t)p);
         if (send)
             AC_CHECK(
-                PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+                PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
         else
             AC_CHECK(
-                PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a->coll), a->comm, &req[(*nreq)++]));
+                PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
         x = y;
     }
 fn_exit:
@@ -385,15 +385,15 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
         if (me >= pp) {
             /* Folded rank: hand my send buffer to me - p', get my column back at the end. */
             AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
-            AC_CHECK(PMPI_Send(mine, cnt, b.rtype, me - pp, AC_TAG(a->coll), a->comm));
-            AC_CHECK(PMPI_Recv(a->rbuf, cnt, b.rtype, me - pp, AC_TAG(a->coll), a->comm,
+            AC_CHECK(PMPI_Send(mine, cnt, b.rtype, me - pp, AC_TAG(a), a->comm));
+            AC_CHECK(PMPI_Recv(a->rbuf, cnt, b.rtype, me - pp, AC_TAG(a), a->comm,
                                MPI_STATUS_IGNORE));
             goto fn_exit;
         }
         if (me < e) {
             AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
             AC_CHECK(PMPI_Recv(ac_a2a_blk_at(&b, w, (size_t)(me + pp) * (size_t)p), cnt, b.rtype,
-                               me + pp, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
+                               me + pp, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
         }
         for (int k = 0; (1 << k) < pp; k++) {
             int q = me ^ (1 << k);
@@ -420,7 +420,7 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
                         &b, ac_a2a_blk_at(&b, w, (size_t)j * (size_t)p + (size_t)(me + pp)),
                         ac_a2a_blk_at(&b, col, j)));
             AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
-            AC_CHECK(PMPI_Send(col, cnt, b.rtype, me + pp, AC_TAG(a->coll), a->comm));
+            AC_CHECK(PMPI_Send(col, cnt, b.rtype, me + pp, AC_TAG(a), a->comm));
         }
     }
 fn_exit:

@@ -55,7 +55,7 @@ static inline int ac_a2a_rbytes(const ac_a2a_view_t *v, int j) {
 int ac_a2a_self_copy(const ac_a2a_view_t *v);
 
 /* Tag of the zero-byte synchronisation tokens (their own tag, distinct from the data tag). */
-#define AC_A2A_SYNC_TAG(coll) AC_TAG_SYNC(coll)
+#define AC_A2A_SYNC_TAG(a) AC_TAG_SYNC(a)
 
 /* Windowed direct exchange: steps s = 1..p-1 (send block me+s to me+s, receive block me-s from
  * me-s) are posted `window` steps at a time (receive then send of each step), then waited for.

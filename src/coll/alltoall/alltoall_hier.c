@@ -28,7 +28,7 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     ac_a2a_view_t v;
     ac_a2a_blk_t b;
     int err, p = a->size, cnt, nreq = 0;
-    const int tag = AC_TAG(a->coll);
+    const int tag = AC_TAG(a);
     void *gb = NULL, *sb = NULL, *rb = NULL, *ob = NULL;
     int *mine = NULL, *other = NULL;
     size_t *off = NULL;

@@ -35,12 +35,12 @@ int ac_alltoall_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     MPI_Aint rblk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
     for (int i = 1; i < p; i++) {
         int src = (me - i + p) % p;
-        AC_CHECK(PMPI_Irecv(rbuf + src * rblk, a->rcount, a->rtype, src, AC_TAG(a->coll), a->comm,
+        AC_CHECK(PMPI_Irecv(rbuf + src * rblk, a->rcount, a->rtype, src, AC_TAG(a), a->comm,
                             &req[nreq++]));
     }
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
-        AC_CHECK(PMPI_Isend(sbuf + dst * sblk, scount, stype, dst, AC_TAG(a->coll), a->comm,
+        AC_CHECK(PMPI_Isend(sbuf + dst * sblk, scount, stype, dst, AC_TAG(a), a->comm,
                             &req[nreq++]));
     }
     AC_CHECK(ac_dt_copy(sbuf + me * sblk, scount, stype, rbuf + me * rblk, a->rcount, a->rtype));

@@ -14,7 +14,7 @@ int ac_alltoall_p2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
     int err = MPI_SUCCESS, other = 1 - a->rank;
-    const int tag = AC_TAG(a->coll);
+    const int tag = AC_TAG(a);
     MPI_Aint rblk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
     char *rbuf = a->rbuf;
     if (a->inplace) {

@@ -42,12 +42,12 @@ int ac_alltoallv_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
     for (int i = 1; i < p; i++) {
         int src = (me - i + p) % p;
         AC_CHECK(PMPI_Irecv(rbuf + (MPI_Aint)a->rdispls[src] * rext, a->rcounts[src], a->rtype, src,
-                            AC_TAG(a->coll), a->comm, &req[nreq++]));
+                            AC_TAG(a), a->comm, &req[nreq++]));
     }
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
         AC_CHECK(PMPI_Isend(sbuf + (MPI_Aint)sdispls[dst] * sext, scounts[dst], stype, dst,
-                            AC_TAG(a->coll), a->comm, &req[nreq++]));
+                            AC_TAG(a), a->comm, &req[nreq++]));
     }
     AC_CHECK(ac_dt_copy(sbuf + (MPI_Aint)sdispls[me] * sext, scounts[me], stype,
                         rbuf + (MPI_Aint)a->rdispls[me] * rext, a->rcounts[me], a->rtype));

@@ -12,7 +12,7 @@
 int ac_barrier_dissemination(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a);
     for (int d = 1; d < p; d <<= 1)
         AC_CHECK(PMPI_Sendrecv(NULL, 0, MPI_BYTE, (me + d) % p, tag, NULL, 0, MPI_BYTE,
                                (me - d + p) % p, tag, a->comm, MPI_STATUS_IGNORE));

@@ -12,7 +12,7 @@
 int ac_barrier_double_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a);
     int next = (me + 1) % p, prev = (me - 1 + p) % p;
     if (p == 1) return MPI_SUCCESS;
     for (int lap = 0; lap < 2; lap++) {

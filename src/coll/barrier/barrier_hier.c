@@ -11,7 +11,7 @@
 
 int ac_barrier_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
-    int err = MPI_SUCCESS, tag = AC_TAG(a->coll), ns = ctx->node_size, nn = ctx->nnodes;
+    int err = MPI_SUCCESS, tag = AC_TAG(a), ns = ctx->node_size, nn = ctx->nnodes;
     if (ctx->node_rank != 0) {
         AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, 0, tag, ctx->node_comm));
         AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));

@@ -12,13 +12,13 @@ int ac_barrier_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size;
     if (a->rank != 0) {
-        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, 0, AC_TAG(a->coll), a->comm));
-        return PMPI_Recv(NULL, 0, MPI_BYTE, 0, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE);
+        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, 0, AC_TAG(a), a->comm));
+        return PMPI_Recv(NULL, 0, MPI_BYTE, 0, AC_TAG(a), a->comm, MPI_STATUS_IGNORE);
     }
     for (int i = 1; i < p; i++)
-        AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, i, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, i, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
     for (int i = 1; i < p; i++)
-        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, AC_TAG(a->coll), a->comm));
+        AC_CHECK(PMPI_Send(NULL, 0, MPI_BYTE, i, AC_TAG(a), a->comm));
 fn_exit:
     return err;
 }

@@ -13,7 +13,7 @@
 int ac_barrier_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll), pp = 1;
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a), pp = 1;
     while (pp * 2 <= p)
         pp *= 2;
     if (me >= pp) {

@@ -13,7 +13,7 @@
 int ac_barrier_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, me = a->rank, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, me = a->rank, tag = AC_TAG(a);
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, 2, a->size);
     int parent = ac_tree_parent(&t, me), nch = ac_tree_nchildren(&t, me);
     for (int i = 0; i < nch; i++)

@@ -22,7 +22,7 @@ static void range(int lo, int hi, int c, int count, int *off, int *n) {
 int ac_bcast_scatter_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a);
     int count = a->rcount, off, n, off2, n2;
     MPI_Datatype t = a->rtype;
     char *buf = a->rbuf;

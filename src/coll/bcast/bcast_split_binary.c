@@ -18,7 +18,7 @@
 int ac_bcast_split_binary(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a);
     int count = a->rcount, nreq = 0;
     MPI_Datatype t = a->rtype;
     int *orph = NULL;

@@ -18,5 +18,5 @@ int ac_gather_binomial(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)ctx;
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, 2, a->size);
     return ac_tree_gather(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
-                          a->rank, a->comm, AC_TAG(a->coll), &t);
+                          a->rank, a->comm, AC_TAG(a), &t);
 }

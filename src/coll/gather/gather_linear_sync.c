@@ -16,7 +16,7 @@
 
 int ac_gather_linear_sync(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a);
     int nreq = 0, pos = 0;
     size_t seg = (size_t)ac_param_int(in, "seg");
     char *packed = NULL;

@@ -18,5 +18,5 @@ int ac_reduce_binomial(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     const void *mine = a->inplace ? a->rbuf : a->sbuf;
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, 2, a->size);
     return ac_tree_reduce(mine, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->rank, a->comm,
-                          AC_TAG(a->coll), &t, (size_t)a->rcount, !a->commutative);
+                          AC_TAG(a), &t, (size_t)a->rcount, !a->commutative);
 }

@@ -27,7 +27,7 @@ static int part(const ac_args_t *a, MPI_Comm comm, int root, const void *sbuf, v
 }
 
 int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    int err = MPI_SUCCESS, n = a->rcount, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, n = a->rcount, tag = AC_TAG(a);
     MPI_Datatype t = a->rtype;
     const ac_alg_t *inter = ac_param_alg(in, "inter"), *intra = ac_param_alg(in, "intra");
     const void *mine = a->inplace ? a->rbuf : a->sbuf;

@@ -18,7 +18,7 @@
 int ac_reduce_inorder(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
-    int err = MPI_SUCCESS, n = a->rcount, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, n = a->rcount, tag = AC_TAG(a);
     int parent, left, right, lo, hi;
     MPI_Datatype t = a->rtype;
     const void *mine = a->inplace ? a->rbuf : a->sbuf;

@@ -17,7 +17,7 @@ int ac_reduce_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     void *accbase = NULL, *tmpbase = NULL;
     /* A composite may hand an in-place flag to a non-root: its data then sits in rbuf. */
     const void *mine = a->inplace ? a->rbuf : a->sbuf;
-    if (me != a->root) return PMPI_Send(mine, n, t, a->root, AC_TAG(a->coll), a->comm);
+    if (me != a->root) return PMPI_Send(mine, n, t, a->root, AC_TAG(a), a->comm);
     char *acc = ac_dt_alloc(t, (size_t)n, &accbase);
     char *tmp = ac_dt_alloc(t, (size_t)n, &tmpbase);
     if (!acc || !tmp) {
@@ -29,7 +29,7 @@ int ac_reduce_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         if (r == me)
             AC_CHECK(ac_dt_copy(mine, n, t, dst, n, t));
         else
-            AC_CHECK(PMPI_Recv(dst, n, t, r, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
+            AC_CHECK(PMPI_Recv(dst, n, t, r, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
         if (r != p - 1) AC_CHECK(PMPI_Reduce_local(tmp, acc, n, t, a->op));
     }
     AC_CHECK(ac_dt_copy(acc, n, t, a->rbuf, n, t));

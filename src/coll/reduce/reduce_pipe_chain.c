@@ -18,5 +18,5 @@ int ac_reduce_pipe_chain(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
         ac_seg_elems((size_t)ac_param_int(in, "seg"), ac_dt_size(a->rtype), (size_t)a->rcount);
     ac_tree_t t = ac_tree_make(AC_TREE_KARY, 1, a->size);
     return ac_tree_reduce(mine, a->rbuf, a->rcount, a->rtype, a->op, a->root, a->rank, a->comm,
-                          AC_TAG(a->coll), &t, seg, !a->commutative);
+                          AC_TAG(a), &t, seg, !a->commutative);
 }

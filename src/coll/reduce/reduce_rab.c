@@ -32,7 +32,7 @@ int ac_reduce_rab(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount, root = a->root;
-    int tag = AC_TAG(a->coll);
+    int tag = AC_TAG(a);
     MPI_Datatype t = a->rtype;
     const void *mine = a->inplace ? a->rbuf : a->sbuf;
     void *accbase = NULL, *tmpbase = NULL;

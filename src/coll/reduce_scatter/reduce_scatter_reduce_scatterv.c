@@ -26,7 +26,7 @@ int ac_reduce_scatter_reduce_scatterv(const ac_args_t *a, const ac_inst_t *in, a
     const int *counts = a->rcounts;
     ac_inst_t ri;
     ac_inst_default(ac_param_alg(in, "reduce"), &ri);
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a);
     MPI_Datatype t = a->rtype;
     void *fbase = NULL;
     size_t *off = offsets(counts, p);

@@ -27,9 +27,9 @@ int ac_reduce_scatter_block_linear(const ac_args_t *a, const ac_inst_t *in, ac_c
     if (me == 0) {
         AC_CHECK(ac_dt_copy(full, n, t, a->rbuf, n, t));
         for (int i = 1; i < p; i++)
-            AC_CHECK(PMPI_Send(full + i * blk, n, t, i, AC_TAG(a->coll), a->comm));
+            AC_CHECK(PMPI_Send(full + i * blk, n, t, i, AC_TAG(a), a->comm));
     } else {
-        AC_CHECK(PMPI_Recv(a->rbuf, n, t, 0, AC_TAG(a->coll), a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(a->rbuf, n, t, 0, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
     free(base);

@@ -16,5 +16,5 @@ int ac_scatter_binomial(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) 
     (void)ctx;
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, 2, a->size);
     return ac_tree_scatter(a->sbuf, a->scount, a->stype, a->rbuf, a->rcount, a->rtype, a->root,
-                           a->rank, a->comm, AC_TAG(a->coll), &t);
+                           a->rank, a->comm, AC_TAG(a), &t);
 }

@@ -14,7 +14,7 @@
 
 int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a->coll);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a);
     int nn = ctx->nnodes, rnode = ctx->node_of[root], nreq = 0;
     int leader = ctx->node_rank == 0;
     void *allbase = NULL, *nodebase = NULL, *junkbase = NULL;

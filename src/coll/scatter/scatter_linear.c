@@ -11,13 +11,13 @@ int ac_scatter_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size, me = a->rank;
     if (me != a->root)
-        return PMPI_Recv(a->rbuf, a->rcount, a->rtype, a->root, AC_TAG(a->coll), a->comm,
+        return PMPI_Recv(a->rbuf, a->rcount, a->rtype, a->root, AC_TAG(a), a->comm,
                          MPI_STATUS_IGNORE);
     MPI_Aint blk = (MPI_Aint)a->scount * ac_dt_extent(a->stype);
     const char *sbuf = a->sbuf;
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
-        AC_CHECK(PMPI_Send(sbuf + dst * blk, a->scount, a->stype, dst, AC_TAG(a->coll), a->comm));
+        AC_CHECK(PMPI_Send(sbuf + dst * blk, a->scount, a->stype, dst, AC_TAG(a), a->comm));
     }
     if (!a->inplace)
         AC_CHECK(ac_dt_copy(sbuf + me * blk, a->scount, a->stype, a->rbuf, a->rcount, a->rtype));

@@ -14,7 +14,7 @@ int ac_scatter_linear_nb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, nreq = 0;
     if (me != a->root)
-        return PMPI_Recv(a->rbuf, a->rcount, a->rtype, a->root, AC_TAG(a->coll), a->comm,
+        return PMPI_Recv(a->rbuf, a->rcount, a->rtype, a->root, AC_TAG(a), a->comm,
                          MPI_STATUS_IGNORE);
     MPI_Aint blk = (MPI_Aint)a->scount * ac_dt_extent(a->stype);
     const char *sbuf = a->sbuf;
@@ -22,7 +22,7 @@ int ac_scatter_linear_nb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
     if (!req) return MPI_ERR_NO_MEM;
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
-        AC_CHECK(PMPI_Isend(sbuf + dst * blk, a->scount, a->stype, dst, AC_TAG(a->coll), a->comm,
+        AC_CHECK(PMPI_Isend(sbuf + dst * blk, a->scount, a->stype, dst, AC_TAG(a), a->comm,
                             &req[nreq++]));
     }
     if (!a->inplace)
