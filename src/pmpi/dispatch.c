@@ -199,8 +199,10 @@ int ac_dispatch(ac_args_t *a) {
                         ac_source_name(src));
     }
     double t0 = PMPI_Wtime();
+    const ac_alg_t *chosen = in.alg;
     err = run(a, &in, ctx);
     double dt = PMPI_Wtime() - t0;
+    if (in.alg != chosen) ac_inst_format(&in, name, sizeof name); /* the MPI library ran it */
     ac_stats_add(a->coll, in.alg->index, dt);
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);

@@ -38,10 +38,15 @@ int ac_a2a_view_init(ac_a2a_view_t *v, const ac_args_t *a) {
         } else {
             hi = (size_t)a->rcount * (size_t)v->p;
         }
-        if (hi > INT_MAX) return MPI_ERR_COUNT;
         char *tmp = ac_dt_alloc(a->rtype, hi, &v->tmpbase);
         if (!tmp) return MPI_ERR_NO_MEM;
-        err = ac_dt_copy(a->rbuf, (int)hi, a->rtype, tmp, (int)hi, a->rtype);
+        /* Block by block: each block's count is an int even when the span is not. */
+        for (int j = 0; j < v->p && err == MPI_SUCCESS; j++) {
+            MPI_Aint at = (v->vform ? (MPI_Aint)a->rdispls[j] : (MPI_Aint)j * a->rcount) *
+                          ac_dt_extent(a->rtype);
+            int c = v->vform ? a->rcounts[j] : a->rcount;
+            err = ac_dt_copy((char *)a->rbuf + at, c, a->rtype, tmp + at, c, a->rtype);
+        }
         v->sbuf = tmp;
         v->stype = a->rtype;
         v->scount = a->rcount;
@@ -70,11 +75,11 @@ static int post_pair(const ac_a2a_view_t *v, const ac_args_t *a, int dst, int sr
                      int *nreq) {
     int err = MPI_SUCCESS;
     if (ac_a2a_rbytes(v, src))
-        AC_CHECK(PMPI_Irecv(ac_a2a_rptr(v, src), ac_a2a_rcnt(v, src), v->rtype, src,
-                            AC_TAG(a), a->comm, &req[(*nreq)++]));
+        AC_CHECK(PMPI_Irecv(ac_a2a_rptr(v, src), ac_a2a_rcnt(v, src), v->rtype, src, AC_TAG(a),
+                            a->comm, &req[(*nreq)++]));
     if (ac_a2a_sbytes(v, dst))
-        AC_CHECK(PMPI_Isend(ac_a2a_sptr(v, dst), ac_a2a_scnt(v, dst), v->stype, dst,
-                            AC_TAG(a), a->comm, &req[(*nreq)++]));
+        AC_CHECK(PMPI_Isend(ac_a2a_sptr(v, dst), ac_a2a_scnt(v, dst), v->stype, dst, AC_TAG(a),
+                            a->comm, &req[(*nreq)++]));
 fn_exit:
     return err;
 }
@@ -152,6 +157,7 @@ void ac_a2a_blk_init(ac_a2a_blk_t *b, const ac_args_t *a) {
     b->rcount = a->rcount;
     b->rtype = a->rtype;
     b->blk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
+    b->big = MPI_DATATYPE_NULL;
 }
 
 char *ac_a2a_blk_alloc(const ac_a2a_blk_t *b, size_t nblocks, void **base) {
@@ -166,11 +172,26 @@ int ac_a2a_blk_from_send(const ac_a2a_blk_t *b, const ac_a2a_view_t *v, int j, c
     return ac_dt_copy(ac_a2a_sptr(v, j), ac_a2a_scnt(v, j), v->stype, dst, b->rcount, b->rtype);
 }
 
-int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count) {
+int ac_a2a_blk_msg(ac_a2a_blk_t *b, size_t m, int *count, MPI_Datatype *type) {
     size_t c = m * (size_t)b->rcount;
-    if (c > INT_MAX) return MPI_ERR_COUNT;
-    *count = (int)c;
+    if (c <= INT_MAX) {
+        *count = (int)c;
+        *type = b->rtype;
+        return MPI_SUCCESS;
+    }
+    if (m > INT_MAX) return MPI_ERR_COUNT; /* more blocks than memory could hold */
+    if (b->big == MPI_DATATYPE_NULL) {
+        int err = PMPI_Type_contiguous(b->rcount, b->rtype, &b->big);
+        if (err == MPI_SUCCESS) err = PMPI_Type_commit(&b->big);
+        if (err != MPI_SUCCESS) return err;
+    }
+    *count = (int)m;
+    *type = b->big;
     return MPI_SUCCESS;
+}
+
+void ac_a2a_blk_free(ac_a2a_blk_t *b) {
+    if (b->big != MPI_DATATYPE_NULL) PMPI_Type_free(&b->big);
 }
 
 int ac_a2a_te(const ac_args_t *a, int i) {
@@ -180,6 +201,7 @@ int ac_a2a_te(const ac_args_t *a, int i) {
     void *wb = NULL, *w2b = NULL, *spb = NULL, *rpb = NULL;
     const int tag = AC_TAG(a);
     size_t half = (size_t)p / 2, nk = (size_t)1 << i, npack = half > nk ? half : nk;
+    MPI_Datatype mt = MPI_DATATYPE_NULL;
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
@@ -192,14 +214,14 @@ int ac_a2a_te(const ac_args_t *a, int i) {
     for (int d = 0; d < p; d++)
         AC_CHECK(ac_a2a_blk_from_send(&b, &v, d, ac_a2a_blk_at(&b, w, d)));
     /* Splitting steps: send the half of my blocks addressed to the partner's half. */
-    AC_CHECK(ac_a2a_blk_count(&b, half, &cnt));
+    AC_CHECK(ac_a2a_blk_msg(&b, half, &cnt, &mt));
     for (int s = 1; s <= i; s++) {
         int q = ac_te_partner(p, s, me, NULL);
         for (size_t t = 0; t < half; t++)
             AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_send_slot(p, s, me, t)),
                                      ac_a2a_blk_at(&b, sp, t)));
-        AC_CHECK(PMPI_Sendrecv(sp, cnt, b.rtype, q, tag, rp, cnt, b.rtype, q, tag, a->comm,
-                               MPI_STATUS_IGNORE));
+        AC_CHECK(
+            PMPI_Sendrecv(sp, cnt, mt, q, tag, rp, cnt, mt, q, tag, a->comm, MPI_STATUS_IGNORE));
         for (size_t t = 0; t < half; t++) {
             AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_keep_slot(p, s, me, t)),
                                      ac_a2a_blk_at(&b, w2, ac_te_keep_new_slot(p, s, me, t))));
@@ -215,7 +237,7 @@ int ac_a2a_te(const ac_args_t *a, int i) {
     for (size_t k = 0; k < nk; k++)
         AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, me, k)),
                                  ac_a2a_rptr(&v, ac_te_direct_recv_src(p, i, me, k))));
-    AC_CHECK(ac_a2a_blk_count(&b, nk, &cnt));
+    AC_CHECK(ac_a2a_blk_msg(&b, nk, &cnt, &mt));
     for (int j = 1; j < G; j++) {
         int to, from;
         ac_te_direct_peers(p, i, me, j, &to, &from);
@@ -223,13 +245,14 @@ int ac_a2a_te(const ac_args_t *a, int i) {
             AC_CHECK(ac_a2a_blk_copy(&b,
                                      ac_a2a_blk_at(&b, w, ac_te_direct_send_slot(p, i, me, to, k)),
                                      ac_a2a_blk_at(&b, sp, k)));
-        AC_CHECK(PMPI_Sendrecv(sp, cnt, b.rtype, to, tag, rp, cnt, b.rtype, from, tag, a->comm,
+        AC_CHECK(PMPI_Sendrecv(sp, cnt, mt, to, tag, rp, cnt, mt, from, tag, a->comm,
                                MPI_STATUS_IGNORE));
         for (size_t k = 0; k < nk; k++)
             AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, rp, k),
                                      ac_a2a_rptr(&v, ac_te_direct_recv_src(p, i, from, k))));
     }
 fn_exit:
+    ac_a2a_blk_free(&b);
     free(wb);
     free(w2b);
     free(spb);
@@ -246,6 +269,7 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
     int *slots = malloc((size_t)p * sizeof(int)), *first = malloc(((size_t)k + 1) * sizeof(int));
     MPI_Request *req = malloc(2 * (size_t)k * sizeof *req);
     const int tag = AC_TAG(a);
+    MPI_Datatype mt = MPI_DATATYPE_NULL;
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
@@ -271,10 +295,10 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
             for (int x = off; x < off + n; x++)
                 AC_CHECK(
                     ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, slots[x]), ac_a2a_blk_at(&b, sp, x)));
-            AC_CHECK(ac_a2a_blk_count(&b, (size_t)n, &cnt));
-            AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off), cnt, b.rtype, ac_ring_from(me, p, o),
-                                tag, a->comm, &req[nreq++]));
-            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, b.rtype, ac_ring_to(me, p, o), tag,
+            AC_CHECK(ac_a2a_blk_msg(&b, (size_t)n, &cnt, &mt));
+            AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off), cnt, mt, ac_ring_from(me, p, o), tag,
+                                a->comm, &req[nreq++]));
+            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, mt, ac_ring_to(me, p, o), tag,
                                 a->comm, &req[nreq++]));
             off += n;
         }
@@ -288,6 +312,7 @@ int ac_a2a_bruck(const ac_args_t *a, int k) {
         AC_CHECK(
             ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, t), ac_a2a_rptr(&v, ac_ring_from(me, p, t))));
 fn_exit:
+    ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(wb);
     free(spb);
@@ -301,21 +326,20 @@ fn_exit:
 
 /* Post one message per run of consecutive owners in list (owner-major work buffer of p blocks
  * per owner): both sides compute the same list for a message, so runs match in order. */
-static int post_runs(const ac_a2a_blk_t *b, char *w, int p, const int *list, int n, int peer,
-                     int send, const ac_args_t *a, MPI_Request *req, int *nreq) {
+static int post_runs(ac_a2a_blk_t *b, char *w, int p, const int *list, int n, int peer, int send,
+                     const ac_args_t *a, MPI_Request *req, int *nreq) {
     int err = MPI_SUCCESS;
     for (int x = 0; x < n;) {
         int y = x + 1, cnt;
+        MPI_Datatype mt;
         while (y < n && list[y] == list[y - 1] + 1)
             y++;
-        AC_CHECK(ac_a2a_blk_count(b, (size_t)(y - x) * (size_t)p, &cnt));
+        AC_CHECK(ac_a2a_blk_msg(b, (size_t)(y - x) * (size_t)p, &cnt, &mt));
         char *at = ac_a2a_blk_at(b, w, (size_t)list[x] * (size_t)p);
         if (send)
-            AC_CHECK(
-                PMPI_Isend(at, cnt, b->rtype, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
+            AC_CHECK(PMPI_Isend(at, cnt, mt, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
         else
-            AC_CHECK(
-                PMPI_Irecv(at, cnt, b->rtype, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
+            AC_CHECK(PMPI_Irecv(at, cnt, mt, peer, AC_TAG(a), a->comm, &req[(*nreq)++]));
         x = y;
     }
 fn_exit:
@@ -349,6 +373,7 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
     int *l1 = malloc(2 * (size_t)p * sizeof(int)), *l2 = malloc(2 * (size_t)p * sizeof(int));
     /* mesh: up to p-1 peers, each one run each way; rdb: two runs each way */
     MPI_Request *req = malloc((4 * (size_t)p + 4) * sizeof *req);
+    MPI_Datatype mt = MPI_DATATYPE_NULL;
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
@@ -384,15 +409,14 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
         int pp = ac_floor_pof2(p), e = p - pp;
         if (me >= pp) {
             /* Folded rank: hand my send buffer to me - p', get my column back at the end. */
-            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
-            AC_CHECK(PMPI_Send(mine, cnt, b.rtype, me - pp, AC_TAG(a), a->comm));
-            AC_CHECK(PMPI_Recv(a->rbuf, cnt, b.rtype, me - pp, AC_TAG(a), a->comm,
-                               MPI_STATUS_IGNORE));
+            AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
+            AC_CHECK(PMPI_Send(mine, cnt, mt, me - pp, AC_TAG(a), a->comm));
+            AC_CHECK(PMPI_Recv(a->rbuf, cnt, mt, me - pp, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
             goto fn_exit;
         }
         if (me < e) {
-            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
-            AC_CHECK(PMPI_Recv(ac_a2a_blk_at(&b, w, (size_t)(me + pp) * (size_t)p), cnt, b.rtype,
+            AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
+            AC_CHECK(PMPI_Recv(ac_a2a_blk_at(&b, w, (size_t)(me + pp) * (size_t)p), cnt, mt,
                                me + pp, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
         }
         for (int k = 0; (1 << k) < pp; k++) {
@@ -419,11 +443,12 @@ int ac_a2a_gather_all(const ac_args_t *a, int nd) {
                     AC_CHECK(ac_a2a_blk_copy(
                         &b, ac_a2a_blk_at(&b, w, (size_t)j * (size_t)p + (size_t)(me + pp)),
                         ac_a2a_blk_at(&b, col, j)));
-            AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
-            AC_CHECK(PMPI_Send(col, cnt, b.rtype, me + pp, AC_TAG(a), a->comm));
+            AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
+            AC_CHECK(PMPI_Send(col, cnt, mt, me + pp, AC_TAG(a), a->comm));
         }
     }
 fn_exit:
+    ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(wb);
     free(l1);

@@ -73,7 +73,8 @@ int ac_a2a_stepwise(const ac_args_t *a, int pattern, int sync, int nbar);
 typedef struct {
     int rcount;
     MPI_Datatype rtype;
-    MPI_Aint blk; /* bytes between consecutive blocks of a work buffer */
+    MPI_Aint blk;     /* bytes between consecutive blocks of a work buffer */
+    MPI_Datatype big; /* one block as a type, made when a message passes INT_MAX elements */
 } ac_a2a_blk_t;
 void ac_a2a_blk_init(ac_a2a_blk_t *b, const ac_args_t *a);
 /* Work buffer of nblocks blocks; *base is what to free. NULL when out of memory. */
@@ -84,8 +85,10 @@ static inline char *ac_a2a_blk_at(const ac_a2a_blk_t *b, char *buf, size_t idx) 
 int ac_a2a_blk_copy(const ac_a2a_blk_t *b, const char *src, char *dst);
 /* Copy send block j of view v into the work-buffer block dst (stype -> rtype). */
 int ac_a2a_blk_from_send(const ac_a2a_blk_t *b, const ac_a2a_view_t *v, int j, char *dst);
-/* Message count of m blocks (elements of rtype); fails with MPI_ERR_COUNT past INT_MAX. */
-int ac_a2a_blk_count(const ac_a2a_blk_t *b, size_t m, int *count);
+/* Message of m blocks: m * rcount elements of rtype, or, past INT_MAX elements, m elements of a
+ * block type (same type signature, so both sides of a message may choose differently). */
+int ac_a2a_blk_msg(ac_a2a_blk_t *b, size_t m, int *count, MPI_Datatype *type);
+void ac_a2a_blk_free(ac_a2a_blk_t *b);
 
 /* Combined total exchange (seed 004, spec predictors-latency.md 5.2/5.7) on the schedule of
  * src/sched/te.c: i splitting steps (2^i must divide p), then the direct exchange inside groups

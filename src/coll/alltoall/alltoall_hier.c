@@ -33,10 +33,11 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int *mine = NULL, *other = NULL;
     size_t *off = NULL;
     MPI_Request *req = NULL;
+    MPI_Datatype mt = MPI_DATATYPE_NULL;
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
-    AC_CHECK(ac_a2a_blk_count(&b, (size_t)p, &cnt));
+    AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
     if (ctx->node_rank != 0) {
         /* Member: whole send buffer to the leader, then my p blocks back. */
         const char *s0 = ac_a2a_sptr(&v, 0);
@@ -46,7 +47,7 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             goto fn_exit;
         }
         AC_CHECK(PMPI_Send(s0, (int)sc, v.stype, 0, tag, ctx->node_comm));
-        AC_CHECK(PMPI_Recv(a->rbuf, cnt, b.rtype, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(a->rbuf, cnt, mt, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
         goto fn_exit;
     }
     int nn = ctx->nnodes, me_node = ctx->node_id, c = ctx->node_size;
@@ -67,8 +68,8 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     /* (1) gather the rows of my members */
     for (int m = 1; m < c; m++)
-        AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, g, (size_t)m * P), cnt, b.rtype, m, tag,
-                            ctx->node_comm, &req[nreq++]));
+        AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, g, (size_t)m * P), cnt, mt, m, tag, ctx->node_comm,
+                            &req[nreq++]));
     for (int j = 0; j < p; j++)
         AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
@@ -85,10 +86,10 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, g, (t % C) * P + (size_t)d),
                                      ac_a2a_blk_at(&b, sp, off[B] + t)));
         }
-        AC_CHECK(ac_a2a_blk_count(&b, C * (size_t)nb, &cnt));
-        AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off[B]), cnt, b.rtype, B, tag, ctx->leader_comm,
+        AC_CHECK(ac_a2a_blk_msg(&b, C * (size_t)nb, &cnt, &mt));
+        AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off[B]), cnt, mt, B, tag, ctx->leader_comm,
                             &req[nreq++]));
-        AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off[B]), cnt, b.rtype, B, tag, ctx->leader_comm,
+        AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off[B]), cnt, mt, B, tag, ctx->leader_comm,
                             &req[nreq++]));
     }
     /* blocks inside my node while the leader messages fly: o[d][src] = g[s][dst] */
@@ -112,15 +113,16 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         }
     }
     /* (3) scatter: member d gets row d of o (p blocks in source order) */
-    AC_CHECK(ac_a2a_blk_count(&b, P, &cnt));
+    AC_CHECK(ac_a2a_blk_msg(&b, P, &cnt, &mt));
     for (int m = 1; m < c; m++)
-        AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, o, (size_t)m * P), cnt, b.rtype, m, tag,
-                            ctx->node_comm, &req[nreq++]));
+        AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, o, (size_t)m * P), cnt, mt, m, tag, ctx->node_comm,
+                            &req[nreq++]));
     for (int j = 0; j < p; j++)
         AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, o, (size_t)j), ac_a2a_rptr(&v, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
 fn_exit:
+    ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(gb);
     free(ob);
