@@ -3,7 +3,7 @@
  * instance (or the library's own choice, or the MPI library's collective) at a time.
  *
  *   autocoll-bench [-C coll[,coll]] [-a ALG] [-m [min:]max] [-i ITER] [-x WARMUP] [-f] [-c]
- *                  [-t MECH] [-r ROOT] [--csv FILE] [--json FILE]
+ *                  [-d KIND] [-t MECH] [-r ROOT] [--csv FILE] [--json FILE]
  *
  * ALG: native (autocoll_force(coll, "native"): the MPI library's collective), auto (nothing
  * forced: the library's selection in whatever mode it runs), an instance "name[:p=v,...]", a
@@ -17,6 +17,19 @@
  * skipped, as OSU does). Buffers, validation and the timing mechanisms (-t b2b, barrier,
  * compute:US, imbalance:R) are in tools/common/ac_bench.c (design in ac_bench.h).
  *
+ * -d KIND (--dtype): how the ranks describe their blocks of bcast, gather, scatter, allgather(v)
+ * and alltoall(v), where MPI only requires matching type signatures. basic (default): n x
+ * MPI_CHAR everywhere; contig, pairs, vector, resized, struct: every rank uses that description
+ * (1 x contiguous(n); n/2 x contiguous(2); a strided vector; n x a resized byte with gaps; a
+ * struct with gaps); mixed: rank r uses description (r + floor(log2 n)) mod 6, so neighbouring
+ * ranks differ (table in ac_bench.h). Timed and validated calls use the same descriptions, and
+ * -c compares against the MPI library's collective called with those same per-rank
+ * descriptions, byte for byte over the whole receive allocation (gaps included). That reference
+ * is itself checked against the MPI library's MPI_CHAR result placed through the descriptions;
+ * if they disagree (an MPI library defect) a note says so and the latter is the reference.
+ * Reductions require the same count and datatype on every rank: -d other than basic with a
+ * reduction in -C is a bad option (status 2); barrier has no data and ignores -d.
+ *
  * Output: one OSU-layout table per (collective, instance) on stdout from rank 0, times in
  * microseconds: "Size Avg" or, with -f, "Size Avg Min Max Iterations" where min/avg/max are over
  * ranks of each rank's mean time per call; -c adds a Validation column, and with -a auto the
@@ -24,6 +37,10 @@
  *   coll,instance,bytes,p,mechanism,iters,min_s,avg_s,max_s,valid
  * (bytes = the library's selection size, seconds, valid = yes/no/-) and --json the same records
  * as a JSON array (plus "chosen" for auto).
+ *
+ * The table header names a kind other than basic, and so does a "dtype" member of the JSON
+ * records of the collectives it applies to; CSV records do not (keep runs with different kinds
+ * in different files).
  *
  * Exit status: 0 success, 1 a validation mismatch, an MPI error or an instance that could not
  * be run, 2 bad options. Built with smpicc as well (AC_SMPI): plain MPI, no threads or signals.
@@ -54,6 +71,13 @@ static void usage(FILE *f) {
         "  -x WARMUP       untimed iterations per size (default: ITER/10, at least 1)\n"
         "  -f              full statistics: min/avg/max over ranks and iterations\n"
         "  -c              validate every call against the MPI library's collective\n"
+        "  -d KIND         how ranks describe their blocks of bcast, gather, scatter,\n"
+        "                  allgather(v), alltoall(v) (same type signature, own count and\n"
+        "                  datatype): basic (N x MPI_CHAR, default) | contig (1 x contiguous(N))\n"
+        "                  | pairs (N/2 x contiguous(2)) | vector (strided, with gaps) |\n"
+        "                  resized (N x a byte with gaps) | struct (with gaps) | mixed\n"
+        "                  (neighbouring ranks differ); timing and -c use them; reductions:\n"
+        "                  basic only (--dtype KIND)\n"
         "  -t MECH         timing: b2b (default) | barrier | compute:US | imbalance:R\n"
         "  -r ROOT         root of bcast, reduce, gather, scatter (default 0)\n"
         "  --csv FILE      machine-readable results (CSV with a header line)\n"
@@ -63,7 +87,7 @@ static void usage(FILE *f) {
 
 /* Options of this tool only; the others are in acb_opts_t (tools/common/ac_cli.h). */
 static const char *alg = "auto", *csv_path, *json_path;
-static int full, validate;
+static int full, validate, dkind = ACB_DT_BASIC;
 
 static int own_option(const acb_cli_t *cli, int o, const char *arg) {
     switch (o) {
@@ -75,6 +99,14 @@ static int own_option(const acb_cli_t *cli, int o, const char *arg) {
         return 0;
     case 'c':
         validate = 1;
+        return 0;
+    case 'd':
+        dkind = acb_dtype_parse(arg);
+        if (dkind < 0)
+            return acb_bad_option(
+                cli,
+                "bad datatype kind '%s' (basic, contig, pairs, vector, resized, struct, mixed)",
+                arg);
         return 0;
     case 1:
         csv_path = arg;
@@ -89,11 +121,12 @@ static int own_option(const acb_cli_t *cli, int o, const char *arg) {
 
 static const struct option longopts[] = {{"csv", required_argument, NULL, 1},
                                          {"json", required_argument, NULL, 2},
+                                         {"dtype", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
 static acb_cli_t cli = {.tool = "autocoll-bench",
                         .usage = usage,
-                        .optstring = ":C:a:m:i:x:fct:r:h",
+                        .optstring = ":C:a:m:i:x:fcd:t:r:h",
                         .longopts = longopts,
                         .own = own_option,
                         .no_coll = "no collective given (-C)"};
@@ -215,7 +248,7 @@ static void json_string(FILE *f, const char *s) {
 }
 
 static void record(const char *coll, const char *inst, const char *chosen, unsigned long long bytes,
-                   const char *mech, const acb_result_t *r) {
+                   const char *mech, const char *dtype, const acb_result_t *r) {
     const char *valid = r->valid < 0 ? "-" : r->valid ? "yes" : "no";
     if (csv) {
         csv_field(csv, coll);
@@ -237,6 +270,7 @@ static void record(const char *coll, const char *inst, const char *chosen, unsig
         }
         fprintf(json, ", \"bytes\": %llu, \"p\": %d, \"mechanism\": ", bytes, np);
         json_string(json, mech);
+        if (dtype) fprintf(json, ", \"dtype\": \"%s\"", dtype);
         fprintf(json,
                 ", \"iters\": %d, \"min_s\": %.9e, \"avg_s\": %.9e, \"max_s\": %.9e, "
                 "\"valid\": \"%s\"}",
@@ -258,6 +292,16 @@ int main(int argc, char **argv) {
     acb_mech_t mech;
     int colls[AUTOCOLL_NCOLL], ncoll;
     int rc = acb_cli_parse(&cli, argc, argv, &opt, &mech, colls, &ncoll);
+    /* Reductions: MPI requires the same count and datatype on every rank. */
+    for (int ci = 0; rc == 0 && dkind != ACB_DT_BASIC && ci < ncoll; ci++) {
+        if (!acb_is_reduction(colls[ci])) continue;
+        char msg[300];
+        snprintf(msg, sizeof msg,
+                 "-d %s does not apply to %s: reductions need the same count and datatype on "
+                 "every rank (use -d basic)",
+                 acb_dtype_name(dkind), autocoll_coll_name(colls[ci]));
+        rc = acb_bad_option(&cli, "%s", msg);
+    }
     if (rc) {
         MPI_Finalize();
         return rc == ACB_OPT_HELP ? 0 : rc;
@@ -320,6 +364,8 @@ int main(int argc, char **argv) {
                        cname, in->name);
                 printf("# p=%d, nodes=%d, mechanism %s", np, lay.nodes, mech.text);
                 if (acb_is_rooted(coll)) printf(", root %ld", opt.root);
+                if (dkind != ACB_DT_BASIC && acb_dtype_applies(coll))
+                    printf(", datatypes %s", acb_dtype_name(dkind));
                 printf("\n");
                 printf("%-10s%18s", "# Size", "Avg Latency(us)");
                 if (full)
@@ -336,10 +382,22 @@ int main(int argc, char **argv) {
                 size_t msg = (size_t)m;
                 if (acb_is_reduction(coll) && msg < acb_elem_size(coll)) continue;
                 acb_case_t k;
-                int e = acb_case_init(&k, comm, coll, msg, (int)opt.root);
+                int e = acb_case_init_dtype(&k, comm, coll, msg, (int)opt.root, dkind);
                 if (e == MPI_ERR_NO_MEM) {
                     if (me == 0) printf("# %zu bytes: not enough memory, stopping\n", msg);
                     break;
+                }
+                if (k.ref_bad_rank >= 0 && me == 0) {
+                    char where[64] = "an MPI error";
+                    if (k.ref_bad_offset >= 0)
+                        snprintf(where, sizeof where, "byte %lld differs", k.ref_bad_offset);
+                    printf("# %zu bytes: reference from the MPI library's MPI_CHAR result\n",
+                           k.msg);
+                    fprintf(stderr,
+                            "autocoll-bench: note: %s, %zu bytes, datatypes %s: the MPI library's "
+                            "own %s with these descriptions disagrees with its MPI_CHAR result "
+                            "(rank %d: %s); validating against the MPI_CHAR result\n",
+                            cname, k.msg, acb_dtype_name(k.dkind), cname, k.ref_bad_rank, where);
                 }
                 int it, wu;
                 acb_cli_iters(&opt, k.msg, &it, &wu);
@@ -370,7 +428,7 @@ int main(int argc, char **argv) {
                     printf("\n");
                     fflush(stdout);
                     record(cname, in->name, is_auto ? last : NULL, acb_sel_bytes(coll, k.msg, np),
-                           mech.text, &r);
+                           mech.text, k.dkind != ACB_DT_BASIC ? acb_dtype_name(k.dkind) : NULL, &r);
                 }
                 if (r.errors) {
                     if (me == 0)
@@ -379,16 +437,21 @@ int main(int argc, char **argv) {
                     rc = 1;
                 }
                 if (validate && !r.valid) {
+                    /* Other kinds: what the failing rank's receive description was. */
+                    char how[160] = "";
+                    if (k.dkind != ACB_DT_BASIC)
+                        snprintf(how, sizeof how, " (datatypes %s; rank %d receives %s)",
+                                 acb_dtype_name(k.dkind), r.bad_rank, r.bad_desc);
                     if (me == 0)
-                        fprintf(stderr,
-                                "autocoll-bench: VALIDATION FAILED: %s instance %s, %zu bytes "
-                                "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
-                                "byte %lld of the output differs from the MPI library's "
-                                "result%s\n",
-                                cname, is_auto ? last : in->name, k.msg,
-                                acb_sel_bytes(coll, k.msg, np), np, opt.root, r.bad_rank,
-                                r.bad_iter, r.bad_offset,
-                                r.bad_offset >= r.bad_len ? " (guard area after the data)" : "");
+                        fprintf(
+                            stderr,
+                            "autocoll-bench: VALIDATION FAILED: %s instance %s, %zu bytes "
+                            "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
+                            "byte %lld of the output differs from the MPI library's "
+                            "result%s%s\n",
+                            cname, is_auto ? last : in->name, k.msg, acb_sel_bytes(coll, k.msg, np),
+                            np, opt.root, r.bad_rank, r.bad_iter, r.bad_offset,
+                            r.bad_offset >= r.bad_len ? " (guard area after the data)" : "", how);
                     rc = 1;
                 }
                 acb_case_free(&k);

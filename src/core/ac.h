@@ -112,8 +112,8 @@ typedef struct ac_ctx {
     long id; /* creation number in this process (for logs) */
 
     /* Node layout (MPI_Comm_split_type SHARED). Nodes are numbered by their lowest rank. */
-    MPI_Comm node_comm;   /* ranks on my node, ordered as in comm */
-    MPI_Comm leader_comm; /* lowest rank of every node; MPI_COMM_NULL on non-leaders */
+    MPI_Comm node_comm;   /* ranks on my node, ordered as in comm (made by ac_ctx_nodes) */
+    MPI_Comm leader_comm; /* lowest rank of every node; MPI_COMM_NULL on non-leaders (idem) */
     int node_rank, node_size;
     int nnodes, node_id;
     int ppn_uniform; /* 1 when every node holds node_size ranks */
@@ -125,12 +125,13 @@ typedef struct ac_ctx {
     void *scratch;
     size_t scratch_size;
 
-    /* Last instance served per collective (for autocoll_last_choice and tests). */
-    char last[AUTOCOLL_NCOLL][128];
+    /* Last instance served per collective (for autocoll_last_choice and tests; alg NULL: none). */
+    ac_inst_t last[AUTOCOLL_NCOLL];
 
     struct ac_adapt *adapt; /* adaptive-engine state (select/adapt.c), created on first use */
 
     unsigned long seq; /* calls dispatched on this communicator (tag ranges, AC_TAG) */
+    int nodes;         /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -224,9 +225,15 @@ int ac_ctx_get(MPI_Comm comm, ac_ctx_t **ctx); /* creates on first use (collecti
 void ac_ctx_free_all(void);
 int ac_ctx_init_keyval(void);
 int ac_ctx_keyval(void);
+/* The context of comm when it has one, else NULL; *inter is set for an intercommunicator
+ * (tested on the first call only). No communication. */
+ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter);
 /* The context of comm when it has one (no communication), else NULL. */
 ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
+/* Makes node_comm and leader_comm (collective over ctx->comm, agreed); MPI_SUCCESS when they
+ * exist. A failure is remembered: node-aware algorithms are then not run on this context. */
+int ac_ctx_nodes(ac_ctx_t *ctx);
 
 /* args.c */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
@@ -322,5 +329,18 @@ _Static_assert(AUTOCOLL_NCOLL <= AC_TAG_STRIDE / 2, "two tags per collective in 
         err = (call);                                                                              \
         if (err != MPI_SUCCESS) goto fn_exit;                                                      \
     } while (0)
+
+/* ---------------------------------------------------------------- issue 22 (settings, select)
+ * Added at the end to keep clear of concurrent edits above. */
+
+/* log.c: one call whose forced instance could not run (counted by the communicator's rank 0;
+ * the summary at MPI_Finalize sums the counts over MPI_COMM_WORLD). */
+void ac_stats_fallback(int coll);
+/* state.c: 0 when the running MPI library is of the family this library was compiled for (or
+ * when that cannot be told); otherwise 1 (stay dormant: pass every call through) or 2 (stop the
+ * program) with the explanation in why ("" on ranks other than 0). Makes no MPI call but
+ * MPI_Get_library_version (allowed before MPI_Init): call it first in MPI_Init and
+ * MPI_Init_thread, before PMPI_Init. */
+int ac_mpi_abi_check(char *why, size_t len);
 
 #endif

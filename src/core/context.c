@@ -3,9 +3,14 @@
  *
  * Created on the first intercepted collective on a communicator (that call is collective, so
  * every rank creates it at the same point): a private duplicate for all library traffic, and the
- * node layout. Freed by the attribute's delete callback when the user frees the communicator,
- * and for MPI_COMM_WORLD / MPI_COMM_SELF just before MPI_Finalize. Attributes are not copied by
- * MPI_Comm_dup: a duplicate gets its own context on first use.
+ * node layout. Communicator budget (docs/messages.md): one duplicate per user communicator that
+ * calls a collective; a node and a leader communicator only once a node-aware algorithm runs on
+ * it (ac_ctx_nodes). The split that finds the layout is freed at once. They are not shared
+ * between user communicators of the same group: calls on two such communicators may interleave
+ * differently on different ranks (threads, or any order MPI allows), and shared internal
+ * communicators would then mix their messages. Freed by the attribute's delete callback when the
+ * user frees the communicator, and for MPI_COMM_WORLD / MPI_COMM_SELF just before MPI_Finalize.
+ * Attributes are not copied by MPI_Comm_dup: a duplicate gets its own context on first use.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +33,19 @@ static void ctx_destroy(ac_ctx_t *ctx) {
     free(ctx);
 }
 
+/* Attribute value of an intercommunicator: its calls go to the MPI library (ac_ctx_peek). */
+static char inter_mark;
+
+/* Bumped whenever a context is destroyed: a cached (communicator, context) pair of an earlier
+ * generation may name a freed communicator whose handle was reused (ac_ctx_peek's cache). */
+static unsigned ctx_gen;
+
 static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra) {
     (void)comm;
     (void)kv;
     (void)extra;
-    ctx_destroy(val);
+    if (val != &inter_mark) ctx_destroy(val);
+    __atomic_add_fetch(&ctx_gen, 1, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
@@ -45,6 +58,43 @@ int ac_ctx_keyval(void) {
     return keyval;
 }
 
+#ifdef AC_SMPI
+#define AC_TLS /* SMPI privatises globals per rank, not thread-local data */
+#else
+#define AC_TLS _Thread_local
+#endif
+/* The last context found by this thread: a program calling collectives on one communicator
+ * finds it without an attribute lookup. */
+static AC_TLS struct {
+    MPI_Comm comm;
+    ac_ctx_t *ctx;
+    unsigned gen;
+} last_seen;
+
+ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter) {
+    int flag = 0;
+    void *val = NULL;
+    *inter = 0;
+    unsigned gen = __atomic_load_n(&ctx_gen, __ATOMIC_ACQUIRE);
+    if (last_seen.ctx && last_seen.comm == comm && last_seen.gen == gen) return last_seen.ctx;
+    if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, keyval, &val, &flag);
+    if (flag && val != &inter_mark) {
+        last_seen.comm = comm;
+        last_seen.ctx = val;
+        last_seen.gen = gen;
+    }
+    if (flag) {
+        *inter = val == &inter_mark;
+        return *inter ? NULL : val;
+    }
+    /* First call on comm: asked once, remembered for an intercommunicator. */
+    if (PMPI_Comm_test_inter(comm, inter) != MPI_SUCCESS)
+        *inter = 1;
+    else if (*inter && keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_set_attr(comm, keyval, &inter_mark);
+    return NULL;
+}
+
 ac_ctx_t *ac_ctx_lookup(MPI_Comm comm) {
     int flag = 0;
     void *val = NULL;
@@ -52,7 +102,7 @@ ac_ctx_t *ac_ctx_lookup(MPI_Comm comm) {
         keyval == MPI_KEYVAL_INVALID)
         return NULL;
     if (PMPI_Comm_get_attr(comm, keyval, &val, &flag) != MPI_SUCCESS || !flag) return NULL;
-    return val;
+    return val == &inter_mark ? NULL : val;
 }
 
 void ac_ctx_free_all(void) {
@@ -70,22 +120,24 @@ void ac_ctx_free_all(void) {
     PMPI_Comm_free_keyval(&keyval);
 }
 
-/* Node layout. Nodes are numbered in the order of their lowest rank, which is their leader. */
+/* Node layout. Nodes are numbered in the order of their lowest rank, which is their leader. The
+ * node communicator used to learn it is transient: freed before returning (node_comm and
+ * leader_comm are made only when a node-aware algorithm needs them, ac_ctx_nodes). */
 static int layout(ac_ctx_t *ctx) {
     int err, p = ctx->size, me = ctx->rank, leader;
+    MPI_Comm node = MPI_COMM_NULL;
     /* SMPI counts the actors on a host, not the ranks that have arrived: synchronise first. */
     AC_CHECK(PMPI_Barrier(ctx->comm));
     if (ac_g.set.node_layout == AC_LAYOUT_BLOCK)
-        AC_CHECK(PMPI_Comm_split(ctx->comm, me / ac_g.set.node_param, me, &ctx->node_comm));
+        AC_CHECK(PMPI_Comm_split(ctx->comm, me / ac_g.set.node_param, me, &node));
     else if (ac_g.set.node_layout == AC_LAYOUT_CYCLIC)
-        AC_CHECK(PMPI_Comm_split(ctx->comm, me % ac_g.set.node_param, me, &ctx->node_comm));
+        AC_CHECK(PMPI_Comm_split(ctx->comm, me % ac_g.set.node_param, me, &node));
     else
-        AC_CHECK(PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                      &ctx->node_comm));
-    PMPI_Comm_rank(ctx->node_comm, &ctx->node_rank);
-    PMPI_Comm_size(ctx->node_comm, &ctx->node_size);
+        AC_CHECK(PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    PMPI_Comm_rank(node, &ctx->node_rank);
+    PMPI_Comm_size(node, &ctx->node_size);
     leader = me;
-    AC_CHECK(PMPI_Bcast(&leader, 1, MPI_INT, 0, ctx->node_comm));
+    AC_CHECK(PMPI_Bcast(&leader, 1, MPI_INT, 0, node));
     ctx->node_of = malloc((size_t)p * sizeof(int));
     ctx->leader_of = malloc((size_t)p * sizeof(int));
     int *lead_rank = malloc((size_t)p * sizeof(int));
@@ -93,7 +145,8 @@ static int layout(ac_ctx_t *ctx) {
     AC_CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm));
     if (!all_ok) {
         free(lead_rank);
-        return MPI_ERR_NO_MEM;
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
     }
     AC_CHECK(PMPI_Allgather(&leader, 1, MPI_INT, lead_rank, 1, MPI_INT, ctx->comm));
     ctx->nnodes = 0;
@@ -101,12 +154,10 @@ static int layout(ac_ctx_t *ctx) {
         if (lead_rank[r] == r) ctx->leader_of[ctx->nnodes++] = r;
         ctx->node_of[r] = (lead_rank[r] == r) ? ctx->nnodes - 1 : ctx->node_of[lead_rank[r]];
     }
-    free(lead_rank);
     ctx->node_id = ctx->node_of[me];
 
-    int *count = calloc((size_t)ctx->nnodes, sizeof(int));
-    int sequential = 1, cyclic = 1;
-    if (!count) return MPI_ERR_NO_MEM; /* same on every rank only by luck; layout is tiny */
+    int sequential = 1, cyclic = 1, *count = lead_rank; /* reused: nnodes <= p counters */
+    memset(count, 0, (size_t)ctx->nnodes * sizeof(int));
     for (int r = 0; r < p; r++) {
         count[ctx->node_of[r]]++;
         if (r > 0 && ctx->node_of[r] < ctx->node_of[r - 1]) sequential = 0;
@@ -115,15 +166,75 @@ static int layout(ac_ctx_t *ctx) {
     ctx->ppn_uniform = 1;
     for (int n = 1; n < ctx->nnodes; n++)
         if (count[n] != count[0]) ctx->ppn_uniform = 0;
-    free(count);
+    free(lead_rank);
     ctx->placement = ctx->nnodes == 1 ? AC_PLACE_SINGLE
                      : sequential     ? AC_PLACE_SEQUENTIAL
                      : cyclic         ? AC_PLACE_CYCLIC
                                       : AC_PLACE_OTHER;
-    AC_CHECK(
-        PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, me, &ctx->leader_comm));
 fn_exit:
+    if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
     return err;
+}
+
+int ac_ctx_nodes(ac_ctx_t *ctx) {
+    if (ctx->nodes == 1) return MPI_SUCCESS;
+    if (ctx->nodes == -1) return MPI_ERR_OTHER;
+    /* Collective over ctx->comm, at the same call on every rank (the same instance runs). */
+    int me = ctx->rank, ok, all_ok = 0;
+    int err = PMPI_Comm_split(ctx->comm, ctx->node_id, me, &ctx->node_comm);
+    if (err == MPI_SUCCESS)
+        err = PMPI_Comm_split(ctx->comm, ctx->node_rank == 0 ? 0 : MPI_UNDEFINED, me,
+                              &ctx->leader_comm);
+    ok = err == MPI_SUCCESS;
+    /* Agree, so that every rank runs the same thing next; a failed split may leave a result. */
+    if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm) != MPI_SUCCESS) all_ok = 0;
+    if (all_ok) {
+        ctx->nodes = 1;
+        return MPI_SUCCESS;
+    }
+    if (ctx->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->leader_comm);
+    if (ctx->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node_comm);
+    ctx->nodes = -1;
+    return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
+}
+
+/* Creation, collective over comm. Errors of the MPI library (no communicator left, ...) are
+ * returned, never raised on the user's communicator, and every rank ends with the same
+ * outcome: a context, or none (the call then goes to the MPI library). */
+static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
+    MPI_Errhandler user_eh;
+    int err, ok, all_ok = 0;
+    PMPI_Comm_get_errhandler(comm, &user_eh);
+    PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    ac_ctx_t *ctx = calloc(1, sizeof *ctx);
+    if (ctx) ctx->comm = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
+    err = ctx ? PMPI_Comm_dup(comm, &ctx->comm) : MPI_ERR_NO_MEM;
+    /* A rank whose duplicate failed must not enter the layout's collectives alone. */
+    ok = err == MPI_SUCCESS;
+    if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ok = 0;
+    if (all_ok) {
+        PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+        PMPI_Comm_rank(ctx->comm, &ctx->rank);
+        PMPI_Comm_size(ctx->comm, &ctx->size);
+        err = layout(ctx);
+        ok = err == MPI_SUCCESS;
+        if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ok = 0;
+    }
+    if (all_ok) {
+        err = PMPI_Comm_set_attr(comm, keyval, ctx);
+        all_ok = err == MPI_SUCCESS;
+    }
+    PMPI_Comm_set_errhandler(comm, user_eh);
+    PMPI_Errhandler_free(&user_eh);
+    if (!all_ok) {
+        if (ctx) ctx_destroy(ctx);
+        return err != MPI_SUCCESS ? err : MPI_ERR_OTHER;
+    }
+    ac_lock();
+    ctx->id = next_id++;
+    ac_unlock();
+    *out = ctx;
+    return MPI_SUCCESS;
 }
 
 int ac_ctx_get(MPI_Comm comm, ac_ctx_t **out) {
@@ -131,35 +242,12 @@ int ac_ctx_get(MPI_Comm comm, ac_ctx_t **out) {
     void *val = NULL;
     if (keyval == MPI_KEYVAL_INVALID) AC_CHECK(ac_ctx_init_keyval());
     AC_CHECK(PMPI_Comm_get_attr(comm, keyval, &val, &flag));
-    if (flag) {
+    if (flag && val != &inter_mark) {
         *out = val;
         return MPI_SUCCESS;
     }
-    ac_ctx_t *ctx = calloc(1, sizeof *ctx);
-    int ok = ctx != NULL, all_ok;
-    /* Agree before anything collective, so that no rank leaves alone. */
-    AC_CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm));
-    if (!all_ok) {
-        free(ctx);
-        return MPI_ERR_NO_MEM;
-    }
-    ctx->comm = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
-    err = PMPI_Comm_dup(comm, &ctx->comm);
-    if (err == MPI_SUCCESS) {
-        PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-        PMPI_Comm_rank(ctx->comm, &ctx->rank);
-        PMPI_Comm_size(ctx->comm, &ctx->size);
-        err = layout(ctx);
-    }
-    if (err == MPI_SUCCESS) err = PMPI_Comm_set_attr(comm, keyval, ctx);
-    if (err != MPI_SUCCESS) {
-        ctx_destroy(ctx);
-        return err;
-    }
-    ac_lock();
-    ctx->id = next_id++;
-    ac_unlock();
-    *out = ctx;
+    if (flag) return MPI_ERR_COMM;
+    return ctx_create(comm, out);
 fn_exit:
     return err;
 }

@@ -10,6 +10,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include "../core/ac.h"
 #include "../select/adapt.h"
 
@@ -21,6 +22,10 @@
 #define AC_TLS _Thread_local
 #endif
 static AC_TLS int depth;
+/* The context ac_passthrough found for the call it let through, for ac_dispatch (one attribute
+ * lookup per call). */
+static AC_TLS MPI_Comm seen_comm = MPI_COMM_NULL;
+static AC_TLS ac_ctx_t *seen_ctx;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 int ac_passthrough(MPI_Comm comm) {
@@ -37,8 +42,9 @@ int ac_passthrough(MPI_Comm comm) {
     }
     if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
     int inter = 0;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return 1;
-    return 0;
+    seen_ctx = ac_ctx_peek(comm, &inter);
+    seen_comm = comm;
+    return inter;
 }
 
 static int bad_type(MPI_Datatype t) {
@@ -95,9 +101,45 @@ static int run_native(ac_args_t *a) {
     return in.alg->fn(a, &in, NULL);
 }
 
+/* Node-aware algorithms (they use node_comm / leader_comm), by name as the registry lists them,
+ * and composites with such a part; cached per algorithm for its default instance. */
+static int alg_node_aware(const ac_alg_t *alg, int depth);
+static int inst_node_aware(const ac_inst_t *in, int depth) {
+    if (!strcmp(in->alg->name, "hier") || !strcmp(in->alg->name, "hierarchical")) return 1;
+    for (int k = 0; k < in->alg->nparam && depth < 8; k++)
+        if (in->alg->param[k].type == AC_PT_ALG && in->val[k].alg &&
+            alg_node_aware(in->val[k].alg, depth + 1))
+            return 1;
+    return 0;
+}
+static int alg_node_aware(const ac_alg_t *alg, int depth) {
+    static signed char known[AUTOCOLL_NCOLL][AC_MAX_ALGS]; /* 0 unknown, 1 no, 2 yes */
+    signed char *k = &known[alg->coll][alg->index];
+    if (!*k) {
+        ac_inst_t def;
+        ac_inst_default(alg, &def);
+        *k = inst_node_aware(&def, depth) ? 2 : 1;
+    }
+    return *k == 2;
+}
+
+static void run_native_instead(ac_inst_t *in, int coll) {
+    ac_inst_default(ac_alg_find(coll, "native"), in);
+}
+
 /* Run instance in. A library algorithm sees the call in rank-invariant units (core/sig.c); the
- * MPI library's collective gets the caller's own description. */
+ * MPI library's collective gets the caller's own description. A node-aware instance first gets
+ * its node and leader communicators (made once per context, agreed); when they cannot be made
+ * the MPI library runs the call. */
 static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
+    if (!(in->alg->flags & AUTOCOLL_R_NATIVE) && ctx->nodes != 1 && inst_node_aware(in, 0) &&
+        ac_ctx_nodes(ctx) != MPI_SUCCESS) {
+        if (ctx->rank == 0)
+            ac_log_once("nodes-fail", "cannot create node communicators (the MPI library has no "
+                                      "communicator left?): the MPI library's collectives run "
+                                      "instead of node-aware algorithms on such communicators");
+        run_native_instead(in, a->coll);
+    }
     if ((in->alg->flags & AUTOCOLL_R_NATIVE) || !ac_sig_applies(a->coll))
         return in->alg->fn(a, in, ctx);
     ac_args_t b = *a;
@@ -109,7 +151,7 @@ static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
                         "%s of %zu B per block: no common unit of at most INT_MAX "
                         "elements; the MPI library's collective runs such calls",
                         ac_coll_name(a->coll), a->bytes);
-        ac_inst_default(ac_alg_find(a->coll, "native"), in);
+        run_native_instead(in, a->coll);
         return in->alg->fn(a, in, ctx);
     }
     if (err != MPI_SUCCESS) return err;
@@ -149,14 +191,46 @@ static void inject_fault(const ac_args_t *a) {
     if (ext > 0) ((unsigned char *)buf)[lb] ^= 0x5a;
 }
 
+/* Logs of a decision (AUTOCOLL_VERBOSE); the engine logs its own, and probes are not decisions. */
+static void log_decision(const ac_ctx_t *ctx, const ac_args_t *a, const char *name,
+                         ac_source_t src) {
+    char key[192];
+    size_t cls = ac_size_class(a->bytes);
+    snprintf(key, sizeof key, "dec %ld %d %zu %s", ctx->id, a->coll, a->bytes_local ? 0 : cls,
+             name);
+    if (ac_g.set.verbose >= 2)
+        ac_log("comm %ld (p=%d, nodes=%d) %s %zu B -> %s (%s)", ctx->id, ctx->size, ctx->nnodes,
+               ac_coll_name(a->coll), a->bytes, name, ac_source_name(src));
+    else if (a->bytes_local)
+        ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s (sizes differ per rank) -> %s (%s)", ctx->id,
+                    ctx->size, ctx->nnodes, ac_coll_name(a->coll), name, ac_source_name(src));
+    else
+        ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s [%zu, %zu) B -> %s (%s)", ctx->id, ctx->size,
+                    ctx->nnodes, ac_coll_name(a->coll), cls, cls ? 2 * cls : 1, name,
+                    ac_source_name(src));
+}
+
+/* The per-call path. In steady state (no verbose, no check) it formats nothing, takes no clock
+ * unless the adaptive engine or the statistics need the time, and looks the context up once. */
 int ac_dispatch(ac_args_t *a) {
-    ac_ctx_t *ctx = NULL;
+    ac_ctx_t *ctx = seen_comm == a->ucomm ? seen_ctx : NULL;
     int err;
+    seen_comm = MPI_COMM_NULL;
     depth++;
-    err = ac_ctx_get(a->ucomm, &ctx);
-    if (err != MPI_SUCCESS) {
-        err = run_native(a);
-        goto fn_exit;
+    if (!ctx) {
+        err = ac_ctx_get(a->ucomm, &ctx);
+        if (err != MPI_SUCCESS) {
+            /* No context (no communicator left, ...): agreed on every rank, said once. */
+            int r = 0;
+            PMPI_Comm_rank(a->ucomm, &r);
+            if (r == 0)
+                ac_log_once("ctx-fail",
+                            "cannot create the private communicator of a communicator "
+                            "(MPI error %d): its collectives go to the MPI library",
+                            err);
+            err = run_native(a);
+            goto fn_exit;
+        }
     }
     a->comm = ctx->comm;
     a->rank = ctx->rank;
@@ -176,38 +250,25 @@ int ac_dispatch(ac_args_t *a) {
         PMPI_Comm_call_errhandler(a->ucomm, err);
         goto fn_exit;
     }
-    char name[128];
-    ac_inst_format(&in, name, sizeof name);
-    if (ac_g.set.check) check_agreement(ctx, a, name);
-    /* The engine logs its own decisions (adapt.c); probes are not decisions. */
-    int quiet = src == AC_SRC_PROBE || (src == AC_SRC_ADAPTIVE && ac_g.set.verbose < 2);
-    if (ac_g.set.verbose >= 1 && ctx->rank == 0 && !quiet) {
-        char key[192];
-        size_t cls = ac_size_class(a->bytes);
-        snprintf(key, sizeof key, "dec %ld %d %zu %s", ctx->id, a->coll, a->bytes_local ? 0 : cls,
-                 name);
-        if (ac_g.set.verbose >= 2)
-            ac_log("comm %ld (p=%d, nodes=%d) %s %zu B -> %s (%s)", ctx->id, ctx->size, ctx->nnodes,
-                   ac_coll_name(a->coll), a->bytes, name, ac_source_name(src));
-        else if (a->bytes_local)
-            ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s (sizes differ per rank) -> %s (%s)",
-                        ctx->id, ctx->size, ctx->nnodes, ac_coll_name(a->coll), name,
-                        ac_source_name(src));
-        else
-            ac_log_once(key, "comm %ld (p=%d, nodes=%d) %s [%zu, %zu) B -> %s (%s)", ctx->id,
-                        ctx->size, ctx->nnodes, ac_coll_name(a->coll), cls, cls ? 2 * cls : 1, name,
-                        ac_source_name(src));
+    int verbose = ac_g.set.verbose;
+    if (ac_g.set.check || (verbose >= 1 && ctx->rank == 0)) {
+        char name[128];
+        ac_inst_format(&in, name, sizeof name);
+        if (ac_g.set.check) check_agreement(ctx, a, name);
+        int quiet = src == AC_SRC_PROBE || (src == AC_SRC_ADAPTIVE && verbose < 2);
+        if (verbose >= 1 && ctx->rank == 0 && !quiet) log_decision(ctx, a, name, src);
     }
-    double t0 = PMPI_Wtime();
-    const ac_alg_t *chosen = in.alg;
+    int timed = tk.entry != NULL || verbose >= 1;
+    double t0 = timed ? PMPI_Wtime() : 0;
     err = run(a, &in, ctx);
-    double dt = PMPI_Wtime() - t0;
-    if (in.alg != chosen) ac_inst_format(&in, name, sizeof name); /* the MPI library ran it */
-    ac_stats_add(a->coll, in.alg->index, dt);
+    double dt = timed ? PMPI_Wtime() - t0 : 0;
+    if (verbose >= 1) ac_stats_add(a->coll, in.alg->index, dt); /* reported only then */
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);
     ac_select_done(ctx, a, &tk, dt);
-    snprintf(ctx->last[a->coll], sizeof ctx->last[a->coll], "%s", name);
+    /* What ran (the MPI library's when run() had to fall back); only the values in use. */
+    ctx->last[a->coll].alg = in.alg;
+    memcpy(ctx->last[a->coll].val, in.val, (size_t)in.alg->nparam * sizeof in.val[0]);
     /* The native path has already applied the user's error handler. */
     if (err != MPI_SUCCESS && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         PMPI_Comm_call_errhandler(a->ucomm, err);
@@ -220,6 +281,6 @@ AC_EXPORT int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len) 
     if (!buf || len <= 0 || coll < 0 || coll >= AUTOCOLL_NCOLL) return MPI_ERR_ARG;
     buf[0] = '\0';
     ac_ctx_t *ctx = ac_ctx_lookup(comm);
-    if (ctx) snprintf(buf, (size_t)len, "%s", ctx->last[coll]);
+    if (ctx && ctx->last[coll].alg) ac_inst_format(&ctx->last[coll], buf, (size_t)len);
     return MPI_SUCCESS;
 }

@@ -18,7 +18,7 @@
 #include <smpi/smpi.h>
 #endif
 
-enum { GUARD = 64, TAG_PING = 4711 };
+enum { GUARD = 64, TAG_PING = 4711, TAG_SELF = 4712 };
 
 /* ------------------------------------------------------------------ parsing */
 
@@ -334,8 +334,121 @@ static void fill_floats(char *b, size_t n, int rank) {
 
 void acb_case_free(acb_case_t *k) {
     free(k->sbuf), free(k->rbuf), free(k->ref), free(k->cnts), free(k->dsps);
+    free(k->rcnts), free(k->rdsps);
     k->sbuf = k->rbuf = k->ref = NULL;
-    k->cnts = k->dsps = NULL;
+    k->cnts = k->dsps = k->rcnts = k->rdsps = NULL;
+    if (k->own_type) PMPI_Type_free(&k->stype);
+    k->own_type = 0;
+}
+
+/* ------------------------------------------------------------------ datatype descriptions */
+
+static const char *const dtype_names[] = {"basic",   "contig", "pairs", "vector",
+                                          "resized", "struct", "mixed"};
+
+int acb_dtype_parse(const char *s) {
+    for (int i = 0; s && i <= ACB_DT_MIXED; i++)
+        if (!strcmp(s, dtype_names[i])) return i;
+    return -1;
+}
+const char *acb_dtype_name(int kind) {
+    return kind >= 0 && kind <= ACB_DT_MIXED ? dtype_names[kind] : "?";
+}
+int acb_dtype_applies(int c) {
+    return c == AUTOCOLL_BCAST || c == AUTOCOLL_GATHER || c == AUTOCOLL_SCATTER ||
+           c == AUTOCOLL_ALLGATHER || c == AUTOCOLL_ALLGATHERV || c == AUTOCOLL_ALLTOALL ||
+           c == AUTOCOLL_ALLTOALLV;
+}
+
+/* Description d (ACB_DT_BASIC..ACB_DT_STRUCT, table in ac_bench.h) of a block of n bytes:
+ * *count x *type, committed; *derived tells whether *type must be freed. Text for messages. */
+static int make_desc(int d, size_t n, int *count, MPI_Datatype *type, int *derived, char *text,
+                     size_t tlen) {
+    int in = (int)n, err = MPI_SUCCESS;
+    MPI_Datatype t = MPI_DATATYPE_NULL, tmp = MPI_DATATYPE_NULL;
+    if (n == 0 || (d == ACB_DT_PAIRS && n % 2)) d = ACB_DT_BASIC;
+    *derived = d != ACB_DT_BASIC;
+    switch (d) {
+    case ACB_DT_CONTIG:
+        *count = 1;
+        err = PMPI_Type_contiguous(in, MPI_CHAR, &t);
+        snprintf(text, tlen, "1 x contiguous(%d)", in);
+        break;
+    case ACB_DT_PAIRS:
+        *count = in / 2;
+        err = PMPI_Type_contiguous(2, MPI_CHAR, &t);
+        snprintf(text, tlen, "%d x contiguous(2)", in / 2);
+        break;
+    case ACB_DT_VECTOR: {
+        int b = 8; /* blocks of b bytes, at least two of them when n >= 2 */
+        while (b > 1 && (in % b || in / b < 2))
+            b /= 2;
+        *count = 1;
+        err = PMPI_Type_vector(in / b, b, 2 * b, MPI_CHAR, &t);
+        snprintf(text, tlen, "1 x vector(%d, %d, %d)", in / b, b, 2 * b);
+        break;
+    }
+    case ACB_DT_RESIZED: {
+        /* One byte at displacement 1 of a 3-byte extent: gaps before and after every byte. */
+        int len = 1;
+        MPI_Aint disp = 1;
+        MPI_Datatype ch = MPI_CHAR;
+        *count = in;
+        err = PMPI_Type_create_struct(1, &len, &disp, &ch, &tmp);
+        if (err == MPI_SUCCESS) err = PMPI_Type_create_resized(tmp, 0, 3, &t);
+        snprintf(text, tlen, "%d x resized(char at 1, extent 3)", in);
+        break;
+    }
+    case ACB_DT_STRUCT: {
+        /* h bytes at 2, n - h bytes at h + 8, extent n + 12; no empty first block. */
+        int h = in / 2, lens[2] = {h, in - h}, first = h == 0;
+        MPI_Aint disps[2] = {2, (MPI_Aint)h + 8};
+        MPI_Datatype types[2] = {MPI_CHAR, MPI_CHAR};
+        *count = 1;
+        err = PMPI_Type_create_struct(2 - first, lens + first, disps + first, types, &tmp);
+        if (err == MPI_SUCCESS) err = PMPI_Type_create_resized(tmp, 0, (MPI_Aint)n + 12, &t);
+        snprintf(text, tlen, "1 x struct(%d at 2, %d at %d; extent %d)", h, in - h, h + 8, in + 12);
+        break;
+    }
+    default:
+        *count = in;
+        t = MPI_CHAR;
+        snprintf(text, tlen, "%d x MPI_CHAR", in);
+    }
+    if (tmp != MPI_DATATYPE_NULL) PMPI_Type_free(&tmp);
+    if (err == MPI_SUCCESS && *derived) err = PMPI_Type_commit(&t);
+    *type = t;
+    return err;
+}
+
+/* Bytes from the buffer address that n elements of t touch (true lb >= 0 here), gaps included. */
+static size_t span(MPI_Datatype t, size_t n) {
+    MPI_Aint lb, ext, tlb, text;
+    if (n == 0) return 0;
+    PMPI_Type_get_extent(t, &lb, &ext);
+    PMPI_Type_get_true_extent(t, &tlb, &text);
+    return (n - 1) * (size_t)ext + (size_t)tlb + (size_t)text;
+}
+
+/* n blocks of blk bytes from a byte buffer into a buffer where each block is count x t, block i
+ * at i x count x extent(t) (the MPI rule): by messages to self, which follow the type map. */
+static int place_blocks(const char *bytes, char *typed, size_t n, size_t blk, int count,
+                        MPI_Datatype t) {
+    MPI_Aint lb, ext;
+    int err = PMPI_Type_get_extent(t, &lb, &ext);
+    for (size_t i = 0; err == MPI_SUCCESS && i < n; i++)
+        err = PMPI_Sendrecv(bytes + i * blk, (int)blk, MPI_CHAR, 0, TAG_SELF,
+                            typed + i * (size_t)count * (size_t)ext, count, t, 0, TAG_SELF,
+                            MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    return err;
+}
+
+/* floor(log2 n), 0 for n <= 1. */
+static int ilog2(size_t n) {
+    int l = 0;
+    while (n > 1)
+        n >>= 1, l++;
+    return l;
 }
 
 /* The collectives with MPI-3 signatures, from one implementation: the MPI library's own
@@ -389,19 +502,19 @@ static const acb_colls_t autocoll_colls = {
 /* One call of the case by implementation f, writing its output into out. */
 static int call(acb_case_t *k, const acb_colls_t *f, char *out) {
     MPI_Comm w = k->comm;
-    MPI_Datatype t = k->type;
-    int c = k->count, root = k->root;
+    MPI_Datatype t = k->type, st = k->stype, rt = k->rtype;
+    int c = k->count, sc = k->scount, rc = k->rcount, root = k->root;
     switch (k->coll) {
     case AUTOCOLL_ALLGATHER:
-        return f->allgather(k->sbuf, c, t, out, c, t, w);
+        return f->allgather(k->sbuf, sc, st, out, rc, rt, w);
     case AUTOCOLL_ALLGATHERV:
-        return f->allgatherv(k->sbuf, c, t, out, k->cnts, k->dsps, t, w);
+        return f->allgatherv(k->sbuf, sc, st, out, k->rcnts, k->rdsps, rt, w);
     case AUTOCOLL_ALLTOALL:
-        return f->alltoall(k->sbuf, c, t, out, c, t, w);
+        return f->alltoall(k->sbuf, sc, st, out, rc, rt, w);
     case AUTOCOLL_ALLTOALLV:
-        return f->alltoallv(k->sbuf, k->cnts, k->dsps, t, out, k->cnts, k->dsps, t, w);
+        return f->alltoallv(k->sbuf, k->cnts, k->dsps, st, out, k->rcnts, k->rdsps, rt, w);
     case AUTOCOLL_BCAST:
-        return f->bcast(out, c, t, root, w);
+        return f->bcast(out, sc, st, root, w);
     case AUTOCOLL_REDUCE:
         return f->reduce(k->sbuf, out, c, t, MPI_SUM, root, w);
     case AUTOCOLL_ALLREDUCE:
@@ -411,9 +524,9 @@ static int call(acb_case_t *k, const acb_colls_t *f, char *out) {
     case AUTOCOLL_REDUCE_SCATTER_BLOCK:
         return f->reduce_scatter_block(k->sbuf, out, c, t, MPI_SUM, w);
     case AUTOCOLL_GATHER:
-        return f->gather(k->sbuf, c, t, out, c, t, root, w);
+        return f->gather(k->sbuf, sc, st, out, rc, rt, root, w);
     case AUTOCOLL_SCATTER:
-        return f->scatter(k->sbuf, c, t, out, c, t, root, w);
+        return f->scatter(k->sbuf, sc, st, out, rc, rt, root, w);
     default:
         return f->barrier(w);
     }
@@ -437,6 +550,10 @@ long long acb_check(const acb_case_t *k) {
 }
 
 int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) {
+    return acb_case_init_dtype(k, comm, coll, msg, root, ACB_DT_BASIC);
+}
+
+int acb_case_init_dtype(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root, int kind) {
     memset(k, 0, sizeof *k);
     k->coll = coll, k->comm = comm, k->root = root, k->msg_time = -1;
     PMPI_Comm_rank(comm, &k->rank);
@@ -446,41 +563,75 @@ int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) 
     k->count = coll == AUTOCOLL_BARRIER ? 0 : (int)(msg / k->esize);
     k->msg = (size_t)k->count * k->esize;
     size_t p = (size_t)k->size, blk = k->msg;
-    int me_root = k->rank == root;
+    int me_root = k->rank == root, ok = 1;
+
+    /* This rank's description of a block (ac_bench.h), for what it sends and what it receives;
+     * the basic type where descriptions do not apply. */
+    k->dkind = acb_dtype_applies(coll) && kind > ACB_DT_BASIC && kind <= ACB_DT_MIXED
+                   ? kind
+                   : ACB_DT_BASIC;
+    k->stype = k->rtype = k->type;
+    k->scount = k->rcount = k->count;
+    if (acb_dtype_applies(coll)) {
+        k->desc = k->dkind == ACB_DT_MIXED ? (k->rank + ilog2(blk)) % ACB_DT_NDESC : k->dkind;
+        ok = make_desc(k->desc, blk, &k->scount, &k->stype, &k->own_type, k->dtext,
+                       sizeof k->dtext) == MPI_SUCCESS;
+        k->rtype = k->stype, k->rcount = k->scount;
+    } else {
+        snprintf(k->dtext, sizeof k->dtext, "%d x %s", k->count,
+                 k->type == MPI_FLOAT ? "MPI_FLOAT" : "MPI_CHAR");
+    }
+
+    /* Blocks this rank sends and receives; a buffer of b blocks holds b x count elements of its
+     * type, block i at i x count x extent (the MPI rule), gaps included in its allocation. */
+    size_t ns = 0, nr = 0;
     k->check_out = 1;
     switch (coll) {
     case AUTOCOLL_ALLGATHER:
     case AUTOCOLL_ALLGATHERV:
-        k->slen = blk, k->rlen = blk * p;
+        ns = 1, nr = p;
         break;
     case AUTOCOLL_ALLTOALL:
     case AUTOCOLL_ALLTOALLV:
-        k->slen = blk * p, k->rlen = blk * p;
+        ns = p, nr = p;
         break;
     case AUTOCOLL_BCAST:
-        k->slen = me_root ? blk : 0, k->rlen = blk;
+        ns = (size_t)me_root, nr = 1;
         break;
     case AUTOCOLL_REDUCE:
-        k->slen = blk, k->rlen = blk, k->check_out = me_root;
+        ns = 1, nr = 1, k->check_out = me_root;
         break;
     case AUTOCOLL_ALLREDUCE:
-        k->slen = blk, k->rlen = blk;
+        ns = 1, nr = 1;
         break;
     case AUTOCOLL_REDUCE_SCATTER:
     case AUTOCOLL_REDUCE_SCATTER_BLOCK:
-        k->slen = blk * p, k->rlen = blk;
+        ns = p, nr = 1;
         break;
     case AUTOCOLL_GATHER:
-        k->slen = blk, k->rlen = me_root ? blk * p : 0, k->check_out = me_root;
+        ns = 1, nr = me_root ? p : 0, k->check_out = me_root;
         break;
     case AUTOCOLL_SCATTER:
-        k->slen = me_root ? blk * p : 0, k->rlen = blk;
+        ns = me_root ? p : 0, nr = 1;
         break;
     default:
         k->check_out = 0;
     }
-    int ok = 1;
-    if (coll != AUTOCOLL_BARRIER) {
+    if (ok) {
+        k->slen = span(k->stype, ns * (size_t)k->scount);
+        k->rlen = span(k->rtype, nr * (size_t)k->rcount);
+    }
+    /* Other kinds: the same data described as MPI_CHAR, with the MPI library's result (b.ref). */
+    acb_case_t b;
+    int have_b = 0;
+    k->ref_bad_rank = -1;
+    if (k->dkind != ACB_DT_BASIC) {
+        if (acb_case_init_dtype(&b, comm, coll, msg, root, ACB_DT_BASIC) == MPI_ERR_NO_MEM)
+            ok = 0; /* on every rank */
+        else
+            have_b = 1;
+    }
+    if (ok && coll != AUTOCOLL_BARRIER) {
         k->sbuf = malloc(k->slen + 1);
         k->rbuf = malloc(k->rlen + GUARD);
         k->ref = malloc(k->rlen + GUARD);
@@ -489,14 +640,19 @@ int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) 
             coll == AUTOCOLL_REDUCE_SCATTER) {
             k->cnts = malloc(p * sizeof(int));
             k->dsps = malloc(p * sizeof(int));
-            ok = ok && k->cnts && k->dsps;
-            for (size_t i = 0; ok && i < p; i++)
-                k->cnts[i] = k->count, k->dsps[i] = (int)i * k->count;
+            k->rcnts = malloc(p * sizeof(int));
+            k->rdsps = malloc(p * sizeof(int));
+            ok = ok && k->cnts && k->dsps && k->rcnts && k->rdsps;
+            for (size_t i = 0; ok && i < p; i++) {
+                k->cnts[i] = k->scount, k->dsps[i] = (int)i * k->scount;
+                k->rcnts[i] = k->rcount, k->rdsps[i] = (int)i * k->rcount;
+            }
         }
     }
     int all_ok = ok;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
+        if (have_b) acb_case_free(&b);
         acb_case_free(k);
         return MPI_ERR_NO_MEM;
     }
@@ -505,9 +661,35 @@ int acb_case_init(acb_case_t *k, MPI_Comm comm, int coll, size_t msg, int root) 
         fill_floats(k->sbuf, k->slen, k->rank);
     else
         fill_bytes(k->sbuf, k->slen, k->rank, (int)coll);
+    int err = MPI_SUCCESS;
+    if (have_b) {
+        /* The send data of basic, placed through the description; the gaps keep other bytes,
+         * which must never arrive anywhere. The expected output (into rbuf for now): sentinel,
+         * and the MPI library's MPI_CHAR result placed through the description. */
+        err = place_blocks(b.sbuf, k->sbuf, ns, blk, k->scount, k->stype);
+        memset(k->rbuf, 0xA5, k->rlen + GUARD);
+        if (coll == AUTOCOLL_BCAST && me_root)
+            memcpy(k->rbuf, k->sbuf, k->slen);
+        else if (err == MPI_SUCCESS)
+            err = place_blocks(b.ref, k->rbuf, nr, blk, k->rcount, k->rtype);
+    }
     memset(k->ref, 0xA5, k->rlen + GUARD);
     if (coll == AUTOCOLL_BCAST && k->rank == root) memcpy(k->ref, k->sbuf, k->slen);
-    int err = call(k, &native_colls, k->ref);
+    int e = call(k, &native_colls, k->ref);
+    if (err == MPI_SUCCESS) err = e;
+    if (have_b) {
+        /* The reference is the MPI library's collective with these descriptions; it must agree
+         * with the MPI library's MPI_CHAR result, else that one is used (and reported). */
+        long long off = err != MPI_SUCCESS ? -1 : k->check_out ? acb_check(k) : -1;
+        int mine = err != MPI_SUCCESS || off >= 0 ? k->rank : k->size, first;
+        PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+        if (first < k->size) {
+            PMPI_Bcast(&off, 1, MPI_LONG_LONG, first, comm);
+            k->ref_bad_rank = first, k->ref_bad_offset = off;
+            memcpy(k->ref, k->rbuf, k->rlen + GUARD);
+        }
+        acb_case_free(&b);
+    }
     acb_reset(k);
     return err;
 }
@@ -583,6 +765,8 @@ int acb_measure(acb_case_t *k, const acb_mech_t *m, int iters, int warmup, int v
             PMPI_Bcast(info, 3, MPI_LONG_LONG, first, k->comm);
             r->bad_rank = first, r->bad_iter = (long)info[0], r->bad_offset = info[1];
             r->bad_len = info[2];
+            snprintf(r->bad_desc, sizeof r->bad_desc, "%s", k->dtext);
+            PMPI_Bcast(r->bad_desc, (int)sizeof r->bad_desc, MPI_CHAR, first, k->comm);
         }
     }
     return err;
