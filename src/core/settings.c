@@ -7,6 +7,7 @@
  * their environments differ.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,22 +39,70 @@ char *ac_settings_env_block(void) {
     return out;
 }
 
-static void add_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b) {
-    size_t used = strlen(err);
-    if (used + 1 >= errlen) return;
-    snprintf(err + used, errlen - used, fmt, a, b);
+/* Where problems go: whole lines appended to a caller's buffer; lines that no longer fit are
+ * counted, and the last line then says how many were left out (the buffer keeps room for it). */
+typedef struct {
+    char *buf;
+    size_t len;
+    int dropped;
+} ac_errs_t;
+enum { AC_ERRS_RESERVE = 64 };
+
+static void add_err(ac_errs_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_err(ac_errs_t *e, const char *fmt, ...) {
+    if (!e->len) return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    size_t used = strlen(e->buf), n = strlen(line);
+    if (used + n + AC_ERRS_RESERVE < e->len)
+        memcpy(e->buf + used, line, n + 1);
+    else
+        e->dropped++;
 }
 
-/* Strict integer: optional spaces, digits, optional spaces; nothing else. */
-static int parse_int(const char *v, long lo, long hi, long *out) {
-    char *end;
+static void end_errs(ac_errs_t *e) {
+    if (!e->len || !e->dropped) return;
+    size_t used = strlen(e->buf);
+    char line[AC_ERRS_RESERVE];
+    snprintf(line, sizeof line, "... and %d more problem%s with AUTOCOLL_* settings\n", e->dropped,
+             e->dropped > 1 ? "s" : "");
+    if (used + strlen(line) < e->len) memcpy(e->buf + used, line, strlen(line) + 1);
+}
+
+/* A decimal number, the whole string but surrounding spaces: [+-]digits, and with frac also a
+ * fraction and an exponent (1.5, .25, 2e-3). Hexadecimal (0x10), inf and nan are not numbers
+ * here, for integers and floating-point settings alike (docs/settings.md). */
+static int is_decimal(const char *v, int frac) {
+    int digits = 0;
     while (isspace((unsigned char)*v))
         v++;
-    if (!*v) return -1;
-    long x = strtol(v, &end, 10);
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end || x < lo || x > hi) return -1;
+    if (*v == '+' || *v == '-') v++;
+    for (; isdigit((unsigned char)*v); v++)
+        digits++;
+    if (frac && *v == '.')
+        for (v++; isdigit((unsigned char)*v); v++)
+            digits++;
+    if (!digits) return 0;
+    if (frac && (*v == 'e' || *v == 'E')) {
+        v++;
+        if (*v == '+' || *v == '-') v++;
+        if (!isdigit((unsigned char)*v)) return 0;
+        while (isdigit((unsigned char)*v))
+            v++;
+    }
+    while (isspace((unsigned char)*v))
+        v++;
+    return *v == '\0';
+}
+
+/* Strict integer: optional spaces, decimal digits, optional spaces; nothing else. */
+static int parse_int(const char *v, long lo, long hi, long *out) {
+    if (!is_decimal(v, 0)) return -1;
+    long x = strtol(v, NULL, 10);
+    if (x < lo || x > hi) return -1;
     *out = x;
     return 0;
 }
@@ -70,14 +119,9 @@ static int parse_bool(const char *v, int *out) {
 }
 
 static int parse_double(const char *v, double lo, double hi, double *out) {
-    char *end;
-    while (isspace((unsigned char)*v))
-        v++;
-    if (!*v) return -1;
-    double x = strtod(v, &end);
-    while (isspace((unsigned char)*end))
-        end++;
-    if (*end || !(x >= lo && x <= hi)) return -1;
+    if (!is_decimal(v, 1)) return -1;
+    double x = strtod(v, NULL);
+    if (!(x >= lo && x <= hi)) return -1;
     *out = x;
     return 0;
 }
@@ -115,8 +159,7 @@ static const ac_numset_t numsets[] = {
     AC_NUM("CHECK", 'b', 0, 1, check),
 };
 
-static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, char *err,
-                    size_t errlen) {
+static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_errs_t *err) {
     char *field = (char *)s + n->off;
     long x;
     int b;
@@ -137,14 +180,104 @@ static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, cha
     if (n->kind == 'b')
         snprintf(msg, sizeof msg, "expected 0 or 1");
     else
-        snprintf(msg, sizeof msg, "expected a%s number in [%g, %g]",
-                 n->kind == 'i' ? "n integer" : "", n->lo, n->hi);
-    char head[600];
-    snprintf(head, sizeof head, "AUTOCOLL_%s='%.400s'", n->name, val);
-    add_err(err, errlen, "%s: %s; keeping the default\n", head, msg);
+        snprintf(msg, sizeof msg, "expected a decimal %s in [%g, %g]",
+                 n->kind == 'i' ? "integer" : "number", n->lo, n->hi);
+    add_err(err, "AUTOCOLL_%s='%.400s': %s; keeping the default\n", n->name, val, msg);
 }
 
-void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t errlen) {
+/* Length of the next entry of a candidate list: up to a ',' outside quotes, taking in the
+ * "param=value" items that follow an instance (an instance with several parameters). */
+static size_t cand_entry(const char *p) {
+    size_t n = 0;
+    int quoted = 0;
+    for (;;) {
+        for (; p[n] && (quoted || p[n] != ','); n++)
+            if (p[n] == '"') quoted = !quoted;
+        if (p[n] != ',' || !memchr(p, ':', n)) return n;
+        /* the next item continues this instance when it is param=value (no ':' before '=') */
+        const char *next = p + n + 1;
+        size_t item = strcspn(next, ","), eq = strcspn(next, "=:");
+        if (eq >= item || next[eq] != '=') return n;
+        n++;
+    }
+}
+
+/* AUTOCOLL_CANDIDATES_<COLL>: each entry is an algorithm name (all its instances) or one of the
+ * instances the adaptive engine tries (autocoll-info lists them). Entries are checked one by one;
+ * a bad one is reported by name and ignored, the others are kept in canonical form (the form the
+ * engine compares, src/select/adapt.c). No usable entry: every algorithm stays a candidate. */
+static void set_candidates(ac_settings_t *s, int c, const char *var, const char *val,
+                           ac_errs_t *err) {
+    char out[sizeof s->cand[0]] = "", entry[sizeof s->cand[0]], canon[sizeof s->cand[0]];
+    char inst_name[sizeof s->cand[0]];
+    size_t used = 0;
+    int bad = 0, good = 0;
+    for (const char *p = val; *p;) {
+        size_t n = cand_entry(p);
+        const char *b = p, *e = p + n;
+        p += n + (p[n] == ',');
+        while (b < e && isspace((unsigned char)*b))
+            b++;
+        while (e > b && isspace((unsigned char)e[-1]))
+            e--;
+        snprintf(entry, sizeof entry, "%.*s", (int)(e - b), b);
+        char msg[512] = "";
+        if (!entry[0]) {
+            snprintf(msg, sizeof msg, "empty entry");
+        } else if (!strchr(entry, ':')) {
+            if (!ac_alg_find(c, entry))
+                snprintf(msg, sizeof msg, "unknown %s algorithm (autocoll-info lists them)",
+                         ac_coll_name(c));
+            else
+                snprintf(canon, sizeof canon, "%s", entry);
+        } else {
+            ac_inst_t in;
+            if (ac_inst_parse(c, entry, &in, msg, sizeof msg) == 0) {
+                ac_inst_format(&in, canon, sizeof canon);
+                int tried = 0;
+                for (int i = 0; !tried && i < ac_inst_count(in.alg); i++) {
+                    ac_inst_t x;
+                    ac_inst_nth(in.alg, i, &x);
+                    ac_inst_format(&x, inst_name, sizeof inst_name);
+                    tried = !strcmp(inst_name, canon);
+                }
+                if (canon[strcspn(canon, ",\"")])
+                    snprintf(msg, sizeof msg,
+                             "cannot be listed: its full form '%.200s' holds ',' or '\"', which "
+                             "the comma-separated list cannot carry; list '%s' for all its "
+                             "instances",
+                             canon, in.alg->name);
+                else if (!tried)
+                    snprintf(msg, sizeof msg,
+                             "not one of the instances the adaptive engine tries (autocoll-info "
+                             "lists them)");
+            }
+        }
+        if (msg[0]) {
+            add_err(err, "%s: '%.200s': %s; entry ignored\n", var, entry, msg);
+            bad++;
+            continue;
+        }
+        /* skip a repeated entry; the canonical list fits since no entry grows past its text */
+        int dup = 0;
+        for (const char *q = out; *q && !dup; q += strcspn(q, ",") + (q[strcspn(q, ",")] == ','))
+            dup = strcspn(q, ",") == strlen(canon) && !strncmp(q, canon, strlen(canon));
+        if (dup) continue;
+        if (used + strlen(canon) + 2 > sizeof out) {
+            add_err(err, "%s: '%.200s': list too long; entry ignored\n", var, entry);
+            bad++;
+            continue;
+        }
+        used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", used ? "," : "", canon);
+        good++;
+    }
+    if (!good && bad)
+        add_err(err, "%s: no usable entry; the adaptive engine considers every %s algorithm\n", var,
+                ac_coll_name(c));
+    strcpy(s->cand[c], out);
+}
+
+void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t errlen) {
     memset(s, 0, sizeof *s);
     s->iter = 10;
     s->eps = 0.10;
@@ -154,14 +287,15 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
     s->prune = 4.0;
     s->exact_sizes = 4;
     s->fault = -1;
-    if (errlen) err[0] = '\0';
+    ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
+    if (errlen) errbuf[0] = '\0';
     if (!block) return;
     const char *p = block;
     while (*p) {
         size_t n = strcspn(p, "\n");
         char line[512];
         if (n >= sizeof line) {
-            add_err(err, errlen, "%.40s...: value too long, ignored%s\n", p, "");
+            add_err(err, "%.40s...: value too long, ignored\n", p);
             p += n + (p[n] == '\n');
             continue;
         }
@@ -178,16 +312,15 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
         for (size_t i = 0; i < sizeof numsets / sizeof numsets[0]; i++)
             if (!strcmp(key, numsets[i].name)) num = &numsets[i];
         if (num) {
-            set_num(s, num, val, err, errlen);
+            set_num(s, num, val, err);
         } else if (!strcmp(key, "ON_ERROR")) {
             if (!strcmp(val, "native"))
                 s->on_error = AC_ONERR_NATIVE;
             else if (!strcmp(val, "error"))
                 s->on_error = AC_ONERR_ERROR;
             else
-                add_err(err, errlen,
-                        "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native%s\n",
-                        val, "");
+                add_err(err, "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native\n",
+                        val);
         } else if (!strcmp(key, "NODE_LAYOUT")) {
             int kind = !strncmp(val, "block:", 6)    ? AC_LAYOUT_BLOCK
                        : !strncmp(val, "cyclic:", 7) ? AC_LAYOUT_CYCLIC
@@ -196,10 +329,10 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
                 s->node_layout = kind;
                 s->node_param = (int)x;
             } else if (strcmp(val, "auto") != 0) {
-                add_err(err, errlen,
+                add_err(err,
                         "AUTOCOLL_NODE_LAYOUT='%s': expected auto, block:N or cyclic:N; using "
-                        "auto%s\n",
-                        val, "");
+                        "auto\n",
+                        val);
             }
         } else if (!strcmp(key, "MODE")) {
             static const char *modes[] = {"adaptive", "table", "model", "native"};
@@ -207,45 +340,50 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *err, size_t er
             for (int i = 0; i < 4; i++)
                 if (!strcmp(val, modes[i])) m = i;
             if (m < 0)
-                add_err(err, errlen,
+                add_err(err,
                         "AUTOCOLL_MODE='%s': expected adaptive, table, model or native; using "
-                        "adaptive%s\n",
-                        val, "");
+                        "adaptive\n",
+                        val);
             else
                 s->mode = m;
         } else if (!strcmp(key, "STAT")) {
             if (!strcmp(val, "auto") || !strcmp(val, "mean") || !strcmp(val, "max"))
                 s->stat = !strcmp(val, "mean") ? 1 : !strcmp(val, "max") ? 2 : 0;
             else
-                add_err(err, errlen,
-                        "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto%s\n", val, "");
+                add_err(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n", val);
         } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
             char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;
             if (strlen(val) >= sizeof s->table)
-                add_err(err, errlen, "%s: path too long, ignored%s\n", name, "");
+                add_err(err, "%s: path too long, ignored\n", name);
             else
                 strcpy(dst, val);
         } else if (!strcmp(key, "TEST_FAULT")) {
             s->fault = coll_of_suffix(val);
             if (s->fault < 0 && *val)
-                add_err(err, errlen, "AUTOCOLL_TEST_FAULT='%s': unknown collective%s\n", val, "");
+                add_err(err, "AUTOCOLL_TEST_FAULT='%s': unknown collective\n", val);
         } else if (!strncmp(key, "CANDIDATES_", 11) && coll_of_suffix(key + 11) >= 0) {
             int c = coll_of_suffix(key + 11);
             if (strlen(val) >= sizeof s->cand[c])
-                add_err(err, errlen, "%s: value too long, ignored%s\n", name, "");
+                add_err(err, "%s: value too long, ignored\n", name);
             else
-                strcpy(s->cand[c], val);
+                set_candidates(s, c, name, val, err);
         } else {
             int c = coll_of_suffix(key);
             if (c >= 0) {
                 if (strlen(val) >= sizeof s->forced[c])
-                    add_err(err, errlen, "%s: value too long, ignored%s\n", name, "");
+                    add_err(err, "%s: value too long, ignored\n", name);
                 else
                     strcpy(s->forced[c], val);
             } else {
-                add_err(err, errlen, "%s: unknown variable (ignored; see docs/settings.md)%s\n",
-                        name, "");
+                add_err(err, "%s: unknown variable (ignored; see docs/settings.md)\n", name);
             }
         }
     }
+    /* Mode table consults only the table (src/select/select.c): without one, every collective
+     * that is not forced runs the MPI library's algorithm, as in mode native. */
+    if (s->mode == AC_MODE_TABLE && !s->table[0])
+        add_err(err, "AUTOCOLL_MODE=table without AUTOCOLL_TABLE: no table to consult, so every "
+                     "collective that is not forced runs the MPI library's algorithm (as "
+                     "AUTOCOLL_MODE=native)\n");
+    end_errs(err);
 }

@@ -6,10 +6,14 @@
  * communicator (MPI already requires collectives on one communicator to be serialized); the
  * process-wide tables (forcing, logs, statistics) are guarded by one mutex.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "ac.h"
 #include "../select/adapt.h"
 #include "../select/table.h"
@@ -52,6 +56,115 @@ static void table_report(void *arg, const char *where, const char *msg) {
     ac_log("AUTOCOLL_TABLE=%s: %s: %s", (const char *)arg, where, msg);
 }
 
+static const char *file_kind(mode_t m) {
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+                         : "not a regular file";
+}
+
+/* The bytes of a table file (malloc'ed), or NULL with the reason in why. Only a regular file is
+ * read: opening a FIFO would block until a writer comes (MPI_Init hung on every rank), a device
+ * may never end. stat() first, then open without blocking and check the opened file again
+ * (it may have been replaced in between). */
+static char *read_table(const char *path, size_t *len, char *why, size_t whylen) {
+    struct stat st;
+    char *buf = NULL;
+    *len = 0;
+    if (stat(path, &st) != 0) {
+        snprintf(why, whylen, "cannot open '%.200s': %s", path, strerror(errno));
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "'%.200s' is %s, not a regular file", path, file_kind(st.st_mode));
+        return NULL;
+    }
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot open '%.200s': %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, whylen, "'%.200s' is %s, not a regular file", path, file_kind(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > AC_TABLE_MAX_FILE) {
+        snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
+        close(fd);
+        return NULL;
+    }
+    /* the size may change while reading: read to the end, up to the limit */
+    size_t cap = (size_t)st.st_size + 1;
+    buf = malloc(cap);
+    while (buf) {
+        if (*len == cap) {
+            if (cap > AC_TABLE_MAX_FILE) {
+                snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *n = realloc(buf, 2 * cap);
+            if (!n) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = n;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + *len, cap - *len);
+        if (got == 0) break;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            snprintf(why, whylen, "cannot read '%.200s': %s", path, strerror(errno));
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        *len += (size_t)got;
+    }
+    if (!buf && !why[0]) snprintf(why, whylen, "'%.200s': out of memory", path);
+    close(fd);
+    return buf;
+}
+
+/* AUTOCOLL_TABLE_OUT is written at MPI_Finalize (src/select/adapt.c); say at MPI_Init, with the
+ * reason, when that cannot work: the path names a directory, or its directory does not exist
+ * or cannot be written (the table is written to a temporary file there, then renamed; an
+ * existing device or pipe is written in place, ac_table_write_atomic). */
+static void check_table_out(void) {
+    const char *path = ac_g.set.table_out;
+    char dir[sizeof ac_g.set.table_out];
+    struct stat st;
+    if (!path[0] || ac_g.world_rank != 0) return;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ac_log("AUTOCOLL_TABLE_OUT=%s: is a directory; the learned table cannot be written", path);
+        return;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a device or pipe: written in place */
+        if (access(path, W_OK) != 0)
+            ac_log("AUTOCOLL_TABLE_OUT=%s: cannot write: %s; the learned table will not be written",
+                   path, strerror(errno));
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    if (access(dir, W_OK | X_OK) != 0)
+        ac_log("AUTOCOLL_TABLE_OUT=%s: cannot write in directory '%s': %s; the learned table "
+               "will not be written",
+               path, dir, strerror(errno));
+}
+
 /* AUTOCOLL_TABLE: rank 0 reads the file and broadcasts it, so every rank parses the same
  * bytes (collective setup); problems are reported by rank 0 only. */
 static void load_table(int collective) {
@@ -59,8 +172,9 @@ static void load_table(int collective) {
     char why[300] = "";
     size_t len = 0;
     char *buf = NULL;
+    check_table_out();
     if (!path[0]) return;
-    if (!collective || ac_g.world_rank == 0) buf = ac_table_read_file(path, &len, why, sizeof why);
+    if (!collective || ac_g.world_rank == 0) buf = read_table(path, &len, why, sizeof why);
     if (collective) {
         long n = buf ? (long)len : -1;
         PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
@@ -83,7 +197,10 @@ static void load_table(int collective) {
         ac_g.table = autocoll_table_parse(buf, (unsigned long long)len,
                                           report ? table_report : NULL, (void *)path, &problems);
     if (report && !ac_g.table)
-        ac_log("AUTOCOLL_TABLE=%s: %s; not using a table", path, buf ? "unusable" : why);
+        ac_log("AUTOCOLL_TABLE=%s: %s; not using a table%s", path, buf ? "unusable" : why,
+               ac_g.set.mode == AC_MODE_TABLE ? " (AUTOCOLL_MODE=table: every collective that is "
+                                                "not forced runs the MPI library's algorithm)"
+                                              : "");
     else if (report && ac_g.set.verbose >= 1)
         ac_log("AUTOCOLL_TABLE=%s: %d rules loaded%s", path, autocoll_table_rule_count(ac_g.table),
                problems ? " (problems above were skipped)" : "");
@@ -140,6 +257,70 @@ void ac_state_teardown(void) {
     autocoll_table_free(ac_g.table);
     ac_g.table = NULL;
     ac_g.finalized = 1;
+}
+
+/* Which MPI this file was compiled for. The families differ in ABI: Open MPI's handles are
+ * pointers to its objects, MPICH's (and its derivatives') are 32-bit integers, so a library built
+ * for one and preloaded into a program of the other fails at its first MPI call ("Invalid
+ * communicator", a crash). */
+#if defined(OMPI_MAJOR_VERSION)
+#define AC_MPI_BUILT "Open MPI"
+#define AC_MPI_BUILT_OMPI 1
+#elif defined(MPICH_VERSION)
+#define AC_MPI_BUILT "MPICH"
+#define AC_MPI_BUILT_OMPI 0
+#endif
+
+#ifdef AC_MPI_BUILT
+/* 1 when the launcher says this process is not rank 0 of the job (then it stays quiet). */
+static int launcher_rank_nonzero(void) {
+    static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return strcmp(v, "0") != 0;
+    }
+    return 0;
+}
+#endif
+
+/* Before MPI_Init: is the running MPI library of the family this library was compiled for?
+ * Uses only MPI_Get_library_version, which MPI allows before MPI_Init and which takes no handle.
+ * Returns 0 when it is, or when that cannot be told (another MPI, a build for neither family).
+ * Otherwise 1 or 2 with the explanation in why ("" on a process that the launcher numbers other
+ * than 0: one message per job):
+ *   1  built for Open MPI, running MPICH: the wrappers' pointer-sized handle parameters carry
+ *      MPICH's integer handles unchanged, so the library can stay dormant (every call straight
+ *      to the MPI library) and the program runs;
+ *   2  built for MPICH, running Open MPI: the wrappers' int handle parameters truncate Open MPI's
+ *      pointers, so even passing calls through crashes: the caller must stop the program. */
+int ac_mpi_abi_check(char *why, size_t len) {
+    if (len) why[0] = '\0';
+#ifdef AC_MPI_BUILT
+    /* MPICH's MPI_MAX_LIBRARY_VERSION_STRING is 8192, Open MPI's 256: the buffer must hold what
+     * the running library may write, not what the constant we were compiled with says. */
+    static char ver[16384 + 1];
+    int n = 0;
+    if (PMPI_Get_library_version(ver, &n) != 0) return 0;
+    ver[n > 0 && n < (int)sizeof ver ? n : (int)sizeof ver - 1] = '\0';
+    int ompi = strstr(ver, "Open MPI") != NULL;
+    int mpich = !ompi && (strstr(ver, "MPICH") || strstr(ver, "MVAPICH") ||
+                          strstr(ver, "Intel(R) MPI") || strstr(ver, "CRAY MPICH"));
+    if (AC_MPI_BUILT_OMPI ? !mpich : !ompi) return 0;
+    int rc = AC_MPI_BUILT_OMPI ? 1 : 2;
+    if (!launcher_rank_nonzero() && len) {
+        ver[strcspn(ver, "\n")] = '\0';
+        snprintf(why, len,
+                 "this autocoll library was built for %s, but the program runs with '%.100s', "
+                 "whose ABI differs (MPI handles such as MPI_COMM_WORLD mean other things): %s; "
+                 "build autocoll with this MPI's compiler wrapper (mpicc) and preload that build",
+                 AC_MPI_BUILT, ver,
+                 rc == 1 ? "autocoll stays out of the way (every call goes to the MPI library)"
+                         : "the program cannot run with it and is stopped");
+    }
+    return rc;
+#else
+    return 0;
+#endif
 }
 
 AC_EXPORT int autocoll_force(int coll, const char *spec) {

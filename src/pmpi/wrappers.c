@@ -3,6 +3,8 @@
  * go through ac_dispatch. MPI_Init, MPI_Init_thread and MPI_Finalize set up and tear down the
  * library. Works linked before -lmpi and with LD_PRELOAD into an unmodified program.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include "../core/ac.h"
 
 #define SITE __builtin_return_address(0)
@@ -290,7 +292,19 @@ AC_EXPORT int autocoll_barrier(MPI_Comm comm) {
 
 /* ---------------------------------------------------------------- life cycle */
 
+/* A library built for another MPI family (Open MPI vs MPICH) cannot use this MPI's handles:
+ * say so (once per job) and stay dormant, every call going straight to the MPI library. */
+static void abi_guard(void) {
+    char why[1024];
+    int rc = ac_g.initialized ? 0 : ac_mpi_abi_check(why, sizeof why);
+    if (rc == 0) return;
+    if (why[0]) fprintf(stderr, "autocoll: %s\n", why);
+    if (rc == 2) abort(); /* our int handles would truncate the program's pointer handles */
+    ac_g.initialized = ac_g.finalized = 1; /* ac_passthrough and ac_state_teardown do nothing */
+}
+
 AC_EXPORT int MPI_Init(int *argc, char ***argv) {
+    abi_guard();
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = MPI_THREAD_SINGLE;
@@ -300,6 +314,7 @@ AC_EXPORT int MPI_Init(int *argc, char ***argv) {
 }
 
 AC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    abi_guard();
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = *provided;

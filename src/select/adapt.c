@@ -34,6 +34,7 @@
  * by the rules of the table that was loaded, so a later run that loads it starts from what was
  * learned and does not probe where it answers.
  */
+#include <errno.h>
 #include "adapt.h"
 #include <dlfcn.h>
 #include <math.h>
@@ -609,9 +610,12 @@ static void write_table(autocoll_table_t *t, const char *all) {
     }
     for (int i = 0; ac_g.table && i < ac_g.table->nrules; i++)
         if (ac_table_push(t, &ac_g.table->rules[i]) != 0) break;
-    if (autocoll_table_write(t, ac_g.set.table_out) != MPI_SUCCESS)
-        ac_log("AUTOCOLL_TABLE_OUT=%s: could not write the learned table", ac_g.set.table_out);
-    else if (ac_g.set.verbose >= 1)
+    errno = 0;
+    if (autocoll_table_write(t, ac_g.set.table_out) != MPI_SUCCESS) {
+        int e = errno;
+        ac_log("AUTOCOLL_TABLE_OUT=%s: could not write the learned table: %s", ac_g.set.table_out,
+               e ? strerror(e) : "unknown error");
+    } else if (ac_g.set.verbose >= 1)
         ac_log("learned table written to %s (%d rules%s)", ac_g.set.table_out,
                autocoll_table_rule_count(t), bad ? ", some rules rejected" : "");
 }

@@ -203,6 +203,174 @@ static const ac_alg_t *find_alg(int coll, const char *name) {
     return NULL;
 }
 
+/* ---------------------------------------------------------------- parts of composites
+ *
+ * A composite runs each alg(...) parameter's algorithm (its part, with that algorithm's default
+ * instance) through ac_run_part. The selector checks only the composite's own restrictions, so
+ * a part is valid only when it can run every call its composite accepts (docs/settings.md,
+ * "Composite algorithms"). Audit of every alg(...) parameter in src/coll/<c>/<c>.def: where the
+ * composite runs the part (read from the composites' sources). */
+enum {
+    AC_STAGE_SAME = 1, /* on the composite's own communicator and context (same p, same op) */
+    AC_STAGE_OWN = 2,  /* on a node or leader communicator with that communicator's own context */
+    AC_STAGE_SUB = 4,  /* on a node or leader communicator with the composite's context, whose
+                        * node layout describes the whole communicator, not the stage's */
+    AC_STAGE_NO_NATIVE = 8 /* the stage's communicator is not passed as the user communicator:
+                            * the MPI library's collective would run on the whole communicator */
+};
+static const struct {
+    const char *coll, *alg, *param;
+    int stage;
+} part_stages[] = {
+    /* leaders' allgatherv of node segments on leader_comm, in place (allgather_hier.c) */
+    {"allgather", "hier", "inter", AC_STAGE_SUB},
+    {"allgatherv", "hier", "inter", AC_STAGE_SUB},
+    {"allreduce", "reduce_bcast", "reduce", AC_STAGE_SAME},
+    {"allreduce", "reduce_bcast", "bcast", AC_STAGE_SAME},
+    {"allreduce", "ag_reduce", "ag", AC_STAGE_SAME},
+    {"allreduce", "rab1", "ag", AC_STAGE_SAME},
+    {"allreduce", "rab2", "a2a", AC_STAGE_SAME},
+    {"allreduce", "rab2", "ag", AC_STAGE_SAME},
+    /* node_comm and leader_comm with their own contexts (ac_ctx_get), ucomm set */
+    {"allreduce", "hierarchical", "inter", AC_STAGE_OWN},
+    {"allreduce", "hierarchical", "reduce", AC_STAGE_OWN},
+    {"allreduce", "hierarchical", "bcast", AC_STAGE_OWN},
+    /* node_comm and leader_comm with the composite's context; ucomm stays the user's */
+    {"bcast", "hier", "inter", AC_STAGE_SUB | AC_STAGE_NO_NATIVE},
+    {"bcast", "hier", "intra", AC_STAGE_SUB | AC_STAGE_NO_NATIVE},
+    {"reduce", "hier", "inter", AC_STAGE_SUB | AC_STAGE_NO_NATIVE},
+    {"reduce", "hier", "intra", AC_STAGE_SUB | AC_STAGE_NO_NATIVE},
+    {"reduce_scatter", "reduce_scatterv", "reduce", AC_STAGE_SAME},
+    {"reduce_scatter_block", "reduce_scatterv", "reduce", AC_STAGE_SAME},
+};
+
+/* Node-aware algorithms: they read the node layout of the context they are given (node_comm,
+ * leader_comm, node_of, ...), which is wrong for the communicator of a SUB stage.
+ * allreduce.tree is not one: it uses the layout only when it runs on the context's own
+ * communicator (one rank per node otherwise). */
+static const struct {
+    const char *coll, *alg;
+} node_aware_algs[] = {
+    {"allgather", "hier"}, {"allgatherv", "hier"}, {"alltoall", "hier"},
+    {"barrier", "hier"},   {"bcast", "hier"},      {"gather", "hier"},
+    {"scatter", "hier"},   {"reduce", "hier"},     {"allreduce", "hierarchical"},
+};
+
+/* How composite c runs the part of its parameter q (AC_STAGE_*), 0 when not audited. */
+static int part_stage(const ac_alg_t *c, const ac_param_t *q) {
+    for (size_t i = 0; i < sizeof part_stages / sizeof part_stages[0]; i++)
+        if (!strcmp(part_stages[i].coll, colls[c->coll].name) &&
+            !strcmp(part_stages[i].alg, c->name) && !strcmp(part_stages[i].param, q->name))
+            return part_stages[i].stage;
+    return 0;
+}
+
+/* The default part of p's parameter k (what p runs), NULL when none. */
+static const ac_alg_t *default_part(const ac_alg_t *p, int k) {
+    const ac_param_t *q = &p->param[k];
+    return q->type == AC_PT_ALG && q->ncand > 0 ? find_alg(q->ref_coll, q->cand_alg[0]) : NULL;
+}
+
+enum { AC_PART_DEPTH = 8 }; /* nesting followed by the checks below */
+
+/* 1 when p is c or runs c somewhere in its tree of default parts (recursion). */
+static int part_reaches(const ac_alg_t *p, const ac_alg_t *c, int depth) {
+    if (p == c) return 1;
+    for (int k = 0; depth < AC_PART_DEPTH && k < p->nparam; k++) {
+        const ac_alg_t *d = default_part(p, k);
+        if (d && part_reaches(d, c, depth + 1)) return 1;
+    }
+    return 0;
+}
+
+/* 1 when p reads the node layout of the context it is given, itself or through a part that it
+ * runs with that context on its own communicator (SAME stages). */
+static int part_node_aware(const ac_alg_t *p, int depth) {
+    for (size_t i = 0; i < sizeof node_aware_algs / sizeof node_aware_algs[0]; i++)
+        if (!strcmp(node_aware_algs[i].coll, colls[p->coll].name) &&
+            !strcmp(node_aware_algs[i].alg, p->name))
+            return 1;
+    for (int k = 0; depth < AC_PART_DEPTH && k < p->nparam; k++) {
+        const ac_alg_t *d = default_part(p, k);
+        if (d && (part_stage(p, &p->param[k]) & AC_STAGE_SAME) && part_node_aware(d, depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when p is the MPI library's collective or runs it on the communicator p was given. */
+static int part_native(const ac_alg_t *p, int depth) {
+    if (p->flags & AUTOCOLL_R_NATIVE) return 1;
+    for (int k = 0; depth < AC_PART_DEPTH && k < p->nparam; k++) {
+        const ac_alg_t *d = default_part(p, k);
+        if (d && (part_stage(p, &p->param[k]) & AC_STAGE_SAME) && part_native(d, depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* The rule (docs/settings.md): 0 when composite c can run p as the part of its parameter q,
+ * otherwise -1 and the reason in err. Registry lookups only (usable while it is being built). */
+static int part_check(const ac_alg_t *c, const ac_param_t *q, const ac_alg_t *p, char *err,
+                      size_t errlen) {
+    static const struct {
+        unsigned flag;
+        const char *what;
+    } needs[] = {
+        {AUTOCOLL_R_POF2, "needs a power-of-two number of processes"},
+        {AUTOCOLL_R_EVEN_P, "needs an even number of processes"},
+        {AUTOCOLL_R_P2, "needs exactly two processes"},
+        {AUTOCOLL_R_COMMUTATIVE, "needs a commutative operation"},
+        {AUTOCOLL_R_NO_INPLACE, "does not support MPI_IN_PLACE"},
+        {AUTOCOLL_R_MULTINODE, "needs ranks on more than one node"},
+        {AUTOCOLL_R_UNIFORM_PPN, "needs the same number of ranks on every node"},
+        {AUTOCOLL_R_TOPOLOGY_FILE, "needs a topology file"},
+    };
+    const unsigned sizes = AUTOCOLL_R_POF2 | AUTOCOLL_R_EVEN_P | AUTOCOLL_R_P2;
+    int stage = part_stage(c, q);
+    if (!stage) {
+        snprintf(err, errlen, "%s: parameter %s is missing from the audit of parts (registry.c)",
+                 c->name, q->name);
+        return -1;
+    }
+    if (part_reaches(p, c, 0)) {
+        snprintf(err, errlen, "%s: %s=%s: a composite cannot run itself as a part", c->name,
+                 q->name, p->name);
+        return -1;
+    }
+    /* What the stage guarantees: the composite's own restrictions hold for a part on the same
+     * communicator; a node or leader communicator has its own size; the operation is always the
+     * caller's; composites may run a part in place whatever the caller passed. */
+    unsigned given = c->flags & ~AUTOCOLL_R_NO_INPLACE;
+    if (!(stage & AC_STAGE_SAME)) given &= ~(sizes | AUTOCOLL_R_MULTINODE | AUTOCOLL_R_UNIFORM_PPN);
+    unsigned missing = p->flags & ~AUTOCOLL_R_NATIVE & ~given;
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (missing & needs[i].flag) {
+            snprintf(err, errlen,
+                     "%s: %s=%s cannot run as a part: %s %s, which %s does not guarantee", c->name,
+                     q->name, p->name, p->name, needs[i].what,
+                     (stage & AC_STAGE_SAME) || needs[i].flag == AUTOCOLL_R_COMMUTATIVE
+                         ? c->name
+                         : "a node or leader communicator");
+            return -1;
+        }
+    if ((stage & AC_STAGE_SUB) && part_node_aware(p, 0)) {
+        snprintf(err, errlen,
+                 "%s: %s=%s cannot run as a part: %s is node-aware, and this stage runs on a node "
+                 "or leader communicator with the whole communicator's node layout",
+                 c->name, q->name, p->name, p->name);
+        return -1;
+    }
+    if ((stage & AC_STAGE_NO_NATIVE) && part_native(p, 0)) {
+        snprintf(err, errlen,
+                 "%s: %s=%s cannot run as a part: this stage cannot hand its node or leader "
+                 "communicator to the MPI library's collective",
+                 c->name, q->name, p->name);
+        return -1;
+    }
+    return 0;
+}
+
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 static void registry_build(void) {
     for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
@@ -221,19 +389,23 @@ static void registry_build(void) {
         }
     }
     /* Second pass, once every list is indexed: an alg(...) candidate must name a registered
-     * algorithm of that collective. */
+     * algorithm of that collective that can run as that part (part_check). */
     for (int c = 0; c < AUTOCOLL_NCOLL; c++)
         for (int i = 0; i < colls[c].n; i++) {
             ac_alg_t *a = &colls[c].algs[i];
             for (int k = 0; k < a->nparam; k++)
-                for (int j = 0; a->param[k].type == AC_PT_ALG && j < a->param[k].ncand; j++)
-                    if (!find_alg(a->param[k].ref_coll, a->param[k].cand_alg[j])) {
-                        fprintf(stderr, "autocoll: registry: %s.%s: %s is not a %s algorithm\n",
-                                colls[c].name, a->name, a->param[k].cand_alg[j],
-                                colls[a->param[k].ref_coll].name);
-                        a->nparam = -1;
-                        break;
-                    }
+                for (int j = 0; a->param[k].type == AC_PT_ALG && j < a->param[k].ncand; j++) {
+                    const ac_alg_t *part = find_alg(a->param[k].ref_coll, a->param[k].cand_alg[j]);
+                    char err[256];
+                    if (!part)
+                        snprintf(err, sizeof err, "%s is not a %s algorithm",
+                                 a->param[k].cand_alg[j], colls[a->param[k].ref_coll].name);
+                    else if (part_check(a, &a->param[k], part, err, sizeof err) == 0)
+                        continue;
+                    fprintf(stderr, "autocoll: registry: %s.%s: %s\n", colls[c].name, a->name, err);
+                    a->nparam = -1;
+                    break;
+                }
         }
 }
 void ac_registry_init(void) {
@@ -328,6 +500,7 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
     /* param=value pairs separated by ','; a value may be "quoted" (it then ends at the next
      * quote and may hold , : = ;). */
     char *kv = colon + 1;
+    int given[AC_MAX_PARAMS] = {0};
     while (*kv) {
         char *eq = strchr(kv, '=');
         char *comma = strchr(kv, ',');
@@ -358,6 +531,10 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
             snprintf(err, errlen, "%s has no parameter '%s'", alg->name, kv);
             return -1;
         }
+        if (given[k]++) { /* which value would win is not obvious: refuse */
+            snprintf(err, errlen, "%s: parameter %s given more than once", alg->name, kv);
+            return -1;
+        }
         const ac_param_t *q = &alg->param[k];
         if (q->type == AC_PT_INT) {
             char *end;
@@ -375,6 +552,7 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
                          ac_coll_name(q->ref_coll));
                 return -1;
             }
+            if (part_check(alg, q, r, err, errlen)) return -1;
             inst->val[k].alg = r;
         } else {
             if (!*v || strlen(v) >= sizeof inst->val[k].s) {

@@ -8,8 +8,11 @@
  * MPI_Init, communicator size and layout, collective, op commutativity, non-rooted in-place flag,
  * selection size), so every rank returns the same instance.
  *
- * A forced instance that cannot run a call (a restriction is violated) or that did not parse is
- * reported once on rank 0 of the communicator, then the policy AUTOCOLL_ON_ERROR applies:
+ * A forced instance that did not parse is reported at MPI_Init. One that cannot run a call (a
+ * restriction is violated) is reported once per job and reason, by rank 0 of MPI_COMM_WORLD only
+ * (what it sees itself: no communication per call), and counted on the communicator's rank 0 for
+ * the summary at MPI_Finalize (AUTOCOLL_VERBOSE >= 1; log.c); AUTOCOLL_VERBOSE >= 2 reports it
+ * once per communicator, by the communicator's rank 0. Then the policy AUTOCOLL_ON_ERROR applies:
  * "native" (default) runs the MPI library's collective, "error" fails the call with MPI_ERR_ARG
  * through the communicator's error handler.
  */
@@ -100,15 +103,26 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
     *src = AC_SRC_NATIVE_DEFAULT;
     if (!have && !bad) return MPI_SUCCESS;
     *src = AC_SRC_FALLBACK;
-    if (have && ctx->rank == 0) {
+    if (have) {
+        const char *policy = ac_g.set.on_error == AC_ONERR_ERROR
+                                 ? "failing the call (AUTOCOLL_ON_ERROR=error)"
+                                 : "using the MPI library's algorithm";
         char name[128];
         ac_inst_format(&forced, name, sizeof name);
-        snprintf(key, sizeof key, "restr %ld %d %s %d", ctx->id, c, name, a->size);
-        ac_log_once(key, "%s %s cannot run on this call (p=%d): %s; %s", ac_coll_name(c), name,
-                    a->size, why,
-                    ac_g.set.on_error == AC_ONERR_ERROR
-                        ? "failing the call (AUTOCOLL_ON_ERROR=error)"
-                        : "using the MPI library's algorithm");
+        if (ctx->rank == 0) ac_stats_fallback(c); /* once per call of the communicator */
+        if (ac_g.set.verbose >= 2 && ctx->rank == 0) {
+            snprintf(key, sizeof key, "restr %ld %d %s %d", ctx->id, c, name, a->size);
+            ac_log_once(key, "%s %s cannot run on this call (comm %ld, p=%d): %s; %s",
+                        ac_coll_name(c), name, ctx->id, a->size, why, policy);
+        } else if (ac_g.set.verbose < 2 && ac_g.world_rank == 0) {
+            snprintf(key, sizeof key, "restr %d %s %s", c, name, why);
+            ac_log_once(key,
+                        "%s %s cannot run on this call (p=%d): %s; %s (reported once per job; "
+                        "%s)",
+                        ac_coll_name(c), name, a->size, why, policy,
+                        ac_g.set.verbose >= 1 ? "the summary at MPI_Finalize counts every such call"
+                                              : "AUTOCOLL_VERBOSE=1 counts them at MPI_Finalize");
+        }
     }
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
 }

@@ -760,7 +760,7 @@ int ac_table_write_atomic(const char *path, int (*fn)(const void *, FILE *), con
     char *tmp = malloc(n);
     if (!tmp) return -1;
     snprintf(tmp, n, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp), rc = -1;
+    int fd = mkstemp(tmp), rc = -1, e;
     if (fd >= 0) fchmod(fd, 0644); /* mkstemp creates 0600; a table is meant to be shared */
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
@@ -772,8 +772,10 @@ int ac_table_write_atomic(const char *path, int (*fn)(const void *, FILE *), con
     if (fclose(f)) rc = -1;
     if (rc == 0 && rename(tmp, path)) rc = -1;
 fn_exit:
+    e = errno; /* the reason survives the cleanup */
     if (fd >= 0 && rc) unlink(tmp);
     free(tmp);
+    errno = e;
     return rc;
 }
 

@@ -247,13 +247,183 @@ static void size_class(void **st) {
     assert_int_equal(ac_size_class((size_t)1 << 40), (size_t)1 << 40);
 }
 
+/* Issue 22 A: a part that cannot run in its stage is refused when the instance is parsed (env,
+ * tables, autocoll_force, autocoll-info --check), with the reason. */
+static void parts_refused(void **st) {
+    (void)st;
+    static const struct {
+        int coll;
+        const char *spec, *why;
+    } bad[] = {
+        {AUTOCOLL_ALLGATHER, "hier:inter=hier", "node-aware"},
+        {AUTOCOLL_ALLGATHERV, "hier:inter=hier", "itself"},
+        {AUTOCOLL_ALLGATHER, "hier:inter=pair", "power-of-two"},
+        {AUTOCOLL_ALLGATHER, "hier:inter=nbx", "even number"},
+        {AUTOCOLL_ALLGATHERV, "hier:inter=p2", "exactly two"},
+        {AUTOCOLL_ALLREDUCE, "rab1:ag=rdb", "power-of-two"},
+        {AUTOCOLL_ALLREDUCE, "ag_reduce:ag=pair", "power-of-two"},
+        {AUTOCOLL_ALLREDUCE, "rab2:a2a=pair", "power-of-two"},
+        {AUTOCOLL_ALLREDUCE, "hierarchical:inter=hierarchical", "itself"},
+        {AUTOCOLL_ALLREDUCE, "hierarchical:bcast=native,inter=recursive_doubling,bcast=hier",
+         "more than once"},
+        {AUTOCOLL_ALLREDUCE, "reduce_bcast:reduce=rab", "commutative"},
+        {AUTOCOLL_ALLREDUCE, "reduce_bcast:reduce=hier", "commutative"},
+        {AUTOCOLL_BCAST, "hier:inter=hier", "itself"},
+        {AUTOCOLL_BCAST, "hier:intra=native", "MPI library"},
+        {AUTOCOLL_REDUCE, "hier:inter=native", "MPI library"},
+        {AUTOCOLL_REDUCE, "hier:intra=hier", "itself"},
+        {AUTOCOLL_REDUCE_SCATTER, "reduce_scatterv:reduce=rab", "commutative"},
+        {AUTOCOLL_REDUCE_SCATTER_BLOCK, "reduce_scatterv:reduce=pipe_binary", "commutative"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ac_inst_t in;
+        char err[256] = "";
+        if (ac_inst_parse(bad[i].coll, bad[i].spec, &in, err, sizeof err) != -1)
+            fail_msg("%s %s accepted", ac_coll_name(bad[i].coll), bad[i].spec);
+        if (!strstr(err, bad[i].why))
+            fail_msg("%s %s: '%s' does not say '%s'", ac_coll_name(bad[i].coll), bad[i].spec, err,
+                     bad[i].why);
+    }
+    /* Parts that do run: on the composite's own communicator a node-aware part sees the right
+     * layout; allreduce.hierarchical gives its stages their own contexts and communicators. */
+    static const struct {
+        int coll;
+        const char *spec;
+    } good[] = {
+        {AUTOCOLL_ALLGATHER, "hier:inter=native"},
+        {AUTOCOLL_ALLGATHER, "hier:inter=kbruck"},
+        {AUTOCOLL_ALLREDUCE, "ag_reduce:ag=hier"},
+        {AUTOCOLL_ALLREDUCE, "ag_reduce:ag=native"},
+        {AUTOCOLL_ALLREDUCE, "hierarchical:inter=native"},
+        {AUTOCOLL_ALLREDUCE, "hierarchical:inter=tree,reduce=hier,bcast=hier"},
+        {AUTOCOLL_ALLREDUCE, "hierarchical:inter=reduce_bcast"},
+        {AUTOCOLL_BCAST, "hier:inter=pipe_chain,intra=flat"},
+        {AUTOCOLL_REDUCE, "hier:inter=rab"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ac_inst_t in;
+        char err[256] = "";
+        if (ac_inst_parse(good[i].coll, good[i].spec, &in, err, sizeof err) != 0)
+            fail_msg("%s %s refused: %s", ac_coll_name(good[i].coll), good[i].spec, err);
+    }
+}
+
+/* Issue 22 C: a parameter given twice is refused (which value would win is not obvious). */
+static void inst_duplicate_param(void **st) {
+    (void)st;
+    ac_inst_t in;
+    char err[256] = "";
+    assert_int_equal(
+        ac_inst_parse(AUTOCOLL_BCAST, "pipe_chain:seg=512,seg=1024", &in, err, sizeof err), -1);
+    assert_non_null(strstr(err, "seg given more than once"));
+    assert_int_equal(ac_inst_parse(AUTOCOLL_BCAST, "pipe_chain:seg=512", &in, err, sizeof err), 0);
+    assert_int_equal(ac_param_int(&in, "seg"), 512);
+}
+
+/* Issue 22 C: AUTOCOLL_CANDIDATES_<COLL> entries are checked one by one; bad ones are reported
+ * by name and dropped, good ones kept in the form the engine compares. */
+static void settings_candidates(void **st) {
+    (void)st;
+    ac_settings_t s;
+    char err[4096];
+    ac_settings_parse(&s,
+                      "AUTOCOLL_CANDIDATES_ALLGATHER= ring, nosuch ,kbruck:k=3,kbruck:k=5,"
+                      "hier:inter=hier,ring_nbar:n=2,ring,bruck:x=1\n"
+                      "AUTOCOLL_CANDIDATES_ALLREDUCE=reduce_bcast:reduce=binomial,bcast=binomial,"
+                      "rab1\n"
+                      "AUTOCOLL_CANDIDATES_BCAST=nope\n",
+                      err, sizeof err);
+    assert_string_equal(s.cand[AUTOCOLL_ALLGATHER], "ring,kbruck:k=3,ring_nbar:n=2");
+    assert_non_null(strstr(err, "AUTOCOLL_CANDIDATES_ALLGATHER: 'nosuch': unknown allgather"));
+    assert_non_null(strstr(err, "'kbruck:k=5': not one of the instances"));
+    assert_non_null(strstr(err, "'hier:inter=hier': hier: inter=hier cannot run as a part"));
+    assert_non_null(strstr(err, "'bruck:x=1': bruck has no parameter 'x'"));
+    assert_string_equal(s.cand[AUTOCOLL_ALLREDUCE], "rab1");
+    assert_non_null(strstr(err, "'reduce_bcast:reduce=binomial,bcast=binomial': cannot be listed"));
+    assert_string_equal(s.cand[AUTOCOLL_BCAST], "");
+    assert_non_null(strstr(err, "AUTOCOLL_CANDIDATES_BCAST: 'nope': unknown bcast algorithm"));
+    assert_non_null(strstr(err, "AUTOCOLL_CANDIDATES_BCAST: no usable entry"));
+    ac_settings_parse(&s, "AUTOCOLL_CANDIDATES_ALLTOALL=ring,pair,linear_bounded:n=8\n", err,
+                      sizeof err);
+    assert_string_equal(err, "");
+    assert_string_equal(s.cand[AUTOCOLL_ALLTOALL], "ring,pair,linear_bounded:n=8");
+}
+
+/* Issue 22 C: more problems than the buffer holds end with "... and N more". */
+static void settings_many_problems(void **st) {
+    (void)st;
+    enum { N = 200 };
+    static char block[N * 64];
+    size_t used = 0;
+    for (int i = 0; i < N; i++)
+        used += (size_t)snprintf(block + used, sizeof block - used, "AUTOCOLL_TYPO_%03d=1\n", i);
+    ac_settings_t s;
+    char err[4096];
+    ac_settings_parse(&s, block, err, sizeof err);
+    int shown = 0, more = -1;
+    for (const char *p = err; (p = strstr(p, "unknown variable")); p++)
+        shown++;
+    const char *tail = strstr(err, "... and ");
+    assert_non_null(tail);
+    assert_int_equal(sscanf(tail, "... and %d more", &more), 1);
+    assert_true(shown > 10);
+    assert_int_equal(shown + more, N);
+    assert_true(strlen(err) < sizeof err);
+    assert_int_equal(err[strlen(err) - 1], '\n');
+}
+
+/* Issue 22 C: numbers are decimal for integer and floating-point settings alike. */
+static void settings_numbers(void **st) {
+    (void)st;
+    ac_settings_t s;
+    char err[1024];
+    ac_settings_parse(&s, "AUTOCOLL_GROUP_MARGIN=0x10\nAUTOCOLL_PRUNE=inf\nAUTOCOLL_ITER=0x10\n",
+                      err, sizeof err);
+    assert_true(s.margin == 0.25);
+    assert_true(s.prune == 4.0);
+    assert_int_equal(s.iter, 10);
+    assert_non_null(strstr(err, "AUTOCOLL_GROUP_MARGIN='0x10'"));
+    assert_non_null(strstr(err, "AUTOCOLL_PRUNE='inf'"));
+    assert_non_null(strstr(err, "AUTOCOLL_ITER='0x10'"));
+    ac_settings_parse(&s,
+                      "AUTOCOLL_EPSILON=1e-2\nAUTOCOLL_GROUP_MARGIN= .5 \nAUTOCOLL_ITER= 12 \n"
+                      "AUTOCOLL_PRUNE=+3\n",
+                      err, sizeof err);
+    assert_string_equal(err, "");
+    assert_true(s.eps == 0.01);
+    assert_true(s.margin == 0.5);
+    assert_int_equal(s.iter, 12);
+    assert_true(s.prune == 3.0);
+}
+
+/* Issue 22 C: mode table without a table is said (it runs the MPI library's algorithms). */
+static void settings_mode_table(void **st) {
+    (void)st;
+    ac_settings_t s;
+    char err[1024];
+    ac_settings_parse(&s, "AUTOCOLL_MODE=table\n", err, sizeof err);
+    assert_non_null(strstr(err, "AUTOCOLL_MODE=table without AUTOCOLL_TABLE"));
+    ac_settings_parse(&s, "AUTOCOLL_MODE=table\nAUTOCOLL_TABLE=t.json\n", err, sizeof err);
+    assert_string_equal(err, "");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(settings_defaults), cmocka_unit_test(settings_values),
-        cmocka_unit_test(settings_garbage),  cmocka_unit_test(param_spec),
-        cmocka_unit_test(inst_spec),         cmocka_unit_test(str_param),
-        cmocka_unit_test(inst_roundtrip),    cmocka_unit_test(registry_consistent),
+        cmocka_unit_test(settings_defaults),
+        cmocka_unit_test(settings_values),
+        cmocka_unit_test(settings_garbage),
+        cmocka_unit_test(param_spec),
+        cmocka_unit_test(inst_spec),
+        cmocka_unit_test(str_param),
+        cmocka_unit_test(inst_roundtrip),
+        cmocka_unit_test(registry_consistent),
         cmocka_unit_test(size_class),
+        cmocka_unit_test(parts_refused),
+        cmocka_unit_test(inst_duplicate_param),
+        cmocka_unit_test(settings_candidates),
+        cmocka_unit_test(settings_many_problems),
+        cmocka_unit_test(settings_numbers),
+        cmocka_unit_test(settings_mode_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
