@@ -21,6 +21,16 @@
 
 #define AC_EXPORT __attribute__((visibility("default")))
 
+/* Thread-local data of the per-call path. SMPI runs every rank as a user-level thread of one
+ * process and privatises global data per rank, not thread-local data: plain globals there.
+ * Elsewhere the initial-exec model avoids a __tls_get_addr call per access (a few dozen bytes of
+ * static TLS, also available when the library is dlopen'ed). */
+#ifdef AC_SMPI
+#define AC_TLS
+#else
+#define AC_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#endif
+
 /* ---------------------------------------------------------------- registry types */
 
 enum {

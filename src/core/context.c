@@ -58,11 +58,6 @@ int ac_ctx_keyval(void) {
     return keyval;
 }
 
-#ifdef AC_SMPI
-#define AC_TLS /* SMPI privatises globals per rank, not thread-local data */
-#else
-#define AC_TLS _Thread_local
-#endif
 /* The last context found by this thread: a program calling collectives on one communicator
  * finds it without an attribute lookup. */
 static AC_TLS struct {

@@ -14,13 +14,6 @@
 #include "../core/ac.h"
 #include "../select/adapt.h"
 
-#ifdef AC_SMPI
-/* SMPI runs every rank as a user-level thread of one process and privatises global data per
- * rank, not thread-local data: the guard must be a plain global there. */
-#define AC_TLS
-#else
-#define AC_TLS _Thread_local
-#endif
 static AC_TLS int depth;
 /* The context ac_passthrough found for the call it let through, for ac_dispatch (one attribute
  * lookup per call). */
@@ -37,6 +30,7 @@ int ac_passthrough(MPI_Comm comm) {
         if (!ini || fin) return 1;
         /* MPI was initialised without our MPI_Init (e.g. from Fortran): local settings only. */
         pthread_mutex_lock(&setup_mtx);
+        if (!ac_g.initialized) PMPI_Query_thread(&ac_g.thread_level);
         ac_state_setup(0);
         pthread_mutex_unlock(&setup_mtx);
     }

@@ -16,6 +16,7 @@
  * "native" (default) runs the MPI library's collective, "error" fails the call with MPI_ERR_ARG
  * through the communicator's error handler.
  */
+#include <string.h>
 #include <stdio.h>
 #include "../core/ac.h"
 #include "adapt.h"
@@ -55,13 +56,20 @@ const char *ac_source_name(ac_source_t s) {
 }
 
 /* First rule of the loaded table that matches the call and whose instance can run it. */
+/* *dst = *src, copying only the parameter values in use (an instance is ~700 bytes, most of it
+ * room for string values). */
+static void inst_copy(ac_inst_t *dst, const ac_inst_t *src) {
+    dst->alg = src->alg;
+    if (src->alg) memcpy(dst->val, src->val, (size_t)src->alg->nparam * sizeof src->val[0]);
+}
+
 static int from_table(const ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
     const ac_rule_t *r[16];
     int ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
     int n = ac_table_matches(ac_g.table, a->coll, a->size, ctx->nnodes, ppn, a->bytes, r, 16);
     for (int i = 0; i < n; i++)
         if (ac_alg_applicable(r[i]->inst.alg, a, ctx, NULL)) {
-            *out = r[i]->inst;
+            inst_copy(out, &r[i]->inst);
             return 1;
         }
     return 0;
@@ -73,13 +81,17 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
     const char *why = NULL;
     char key[256];
     tk->entry = NULL;
-    ac_lock();
+    /* autocoll_force may change the forced instance from another thread only under
+     * MPI_THREAD_MULTIPLE: the lock is needed then only. */
+    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
+    if (locked) ac_lock();
     int have = ac_g.have_forced[c], bad = ac_g.forced_bad[c];
-    ac_inst_t forced = ac_g.forced[c];
-    ac_unlock();
+    ac_inst_t forced;
+    if (have) inst_copy(&forced, &ac_g.forced[c]);
+    if (locked) ac_unlock();
 
     if (have && ac_alg_applicable(forced.alg, a, ctx, &why)) {
-        *out = forced;
+        inst_copy(out, &forced);
         *src = AC_SRC_FORCED;
         return MPI_SUCCESS;
     }
