@@ -143,39 +143,54 @@ fn_exit:
 int ac_rs_ring(int p, int r, const size_t *blk, int shift, int reduce, size_t seg, char *buf,
                char *tmp, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int tag) {
     int err = MPI_SUCCESS, right = (r + 1) % p, left = (r - 1 + p) % p;
-    size_t maxc = 0, nseg_max;
+    size_t maxc = 0;
+    /* req[k % W]: receive of segment k; req[W + k % W]: send of segment k. */
+    MPI_Request req[2 * AC_RS_RING_WINDOW];
+    for (int i = 0; i < 2 * AC_RS_RING_WINDOW; i++)
+        req[i] = MPI_REQUEST_NULL;
     for (int b = 0; b < p; b++)
         if (blk[b + 1] - blk[b] > maxc) maxc = blk[b + 1] - blk[b];
     if (seg == 0 || seg > maxc) seg = maxc ? maxc : 1;
-    nseg_max = (maxc + seg - 1) / seg;
-    MPI_Request *req = malloc((2 * nseg_max + 1) * sizeof *req);
-    if (!req) return MPI_ERR_NO_MEM;
     for (int s = 0; s < p - 1; s++) {
         int sb = (((r - s + shift) % p) + p) % p, rb = (((r - s - 1 + shift) % p) + p) % p;
         size_t sc = blk[sb + 1] - blk[sb], rc = blk[rb + 1] - blk[rb];
-        size_t ns = (sc + seg - 1) / seg, nr = (rc + seg - 1) / seg;
-        char *dst = reduce ? tmp : AT(buf, t, blk[rb]);
-        for (size_t k = 0; k < nr; k++) {
-            size_t c = rc - k * seg < seg ? rc - k * seg : seg;
-            AC_CHECK(PMPI_Irecv(AT(dst, t, k * seg), (int)c, t, left, tag, comm, &req[k]));
+        size_t ns = (sc + seg - 1) / seg, nr = (rc + seg - 1) / seg, n = ns > nr ? ns : nr;
+        /* Segment k of the step is posted once segment k - W has completed, so at most W
+         * receives and W sends are in flight; segments are posted and matched in order. */
+        for (size_t k = 0; k < n + AC_RS_RING_WINDOW; k++) {
+            if (k >= AC_RS_RING_WINDOW) {
+                size_t j = k - AC_RS_RING_WINDOW;
+                if (j < nr) {
+                    /* Segments arrive in order (same source and tag): combine each as it
+                     * lands, while the next W - 1 are in transfer. */
+                    size_t c = rc - j * seg < seg ? rc - j * seg : seg;
+                    AC_CHECK(PMPI_Wait(&req[j % AC_RS_RING_WINDOW], MPI_STATUS_IGNORE));
+                    if (reduce)
+                        AC_CHECK(PMPI_Reduce_local(AT(tmp, t, (j % AC_RS_RING_WINDOW) * seg),
+                                                   AT(buf, t, blk[rb] + j * seg), (int)c, t, op));
+                }
+                if (j < ns)
+                    AC_CHECK(PMPI_Wait(&req[AC_RS_RING_WINDOW + j % AC_RS_RING_WINDOW],
+                                       MPI_STATUS_IGNORE));
+            }
+            if (k < nr) {
+                size_t c = rc - k * seg < seg ? rc - k * seg : seg;
+                /* reduce: segment k lands in slot k mod W of tmp, free again since its
+                 * previous tenant, segment k - W, was combined above. */
+                char *dst = reduce ? AT(tmp, t, (k % AC_RS_RING_WINDOW) * seg)
+                                   : AT(buf, t, blk[rb] + k * seg);
+                AC_CHECK(PMPI_Irecv(dst, (int)c, t, left, tag, comm, &req[k % AC_RS_RING_WINDOW]));
+            }
+            if (k < ns) {
+                size_t c = sc - k * seg < seg ? sc - k * seg : seg;
+                AC_CHECK(PMPI_Isend(AT(buf, t, blk[sb] + k * seg), (int)c, t, right, tag, comm,
+                                    &req[AC_RS_RING_WINDOW + k % AC_RS_RING_WINDOW]));
+            }
         }
-        for (size_t k = 0; k < ns; k++) {
-            size_t c = sc - k * seg < seg ? sc - k * seg : seg;
-            AC_CHECK(PMPI_Isend(AT(buf, t, blk[sb] + k * seg), (int)c, t, right, tag, comm,
-                                &req[nr + k]));
-        }
-        /* Segments arrive in order (same source and tag): combine each as it lands. */
-        for (size_t k = 0; k < nr; k++) {
-            size_t c = rc - k * seg < seg ? rc - k * seg : seg;
-            AC_CHECK(PMPI_Wait(&req[k], MPI_STATUS_IGNORE));
-            if (reduce)
-                AC_CHECK(PMPI_Reduce_local(AT(tmp, t, k * seg), AT(buf, t, blk[rb] + k * seg),
-                                           (int)c, t, op));
-        }
-        AC_CHECK(PMPI_Waitall((int)ns, req + nr, MPI_STATUSES_IGNORE));
     }
 fn_exit:
-    free(req);
+    /* On error, complete what is still posted: buffers must not be written after return. */
+    if (err != MPI_SUCCESS) PMPI_Waitall(2 * AC_RS_RING_WINDOW, req, MPI_STATUSES_IGNORE);
     return err;
 }
 
@@ -234,8 +249,7 @@ int ac_rs_allreduce_knomial(const ac_args_t *a, int k) {
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
     if (f.active)
-        AC_CHECK(
-            ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
+        AC_CHECK(ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
     AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a)));
 fn_exit:
     free(tbase);

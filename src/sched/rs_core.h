@@ -63,12 +63,26 @@ int ac_rs_doubling(int g, int me, const int *map, int ascending, const size_t *b
 /* Block owned by participant j after ac_rs_halving. */
 int ac_rs_owner_block(int g, int j, int ascending);
 
+/* Segments of a segmented ring step in flight per direction (receives from the left, sends to
+ * the right): segment k is posted when segment k - W has completed. Without a bound a step
+ * posts all ceil(block / seg) segments at once (thousands for a 100 MB vector with 8 KiB
+ * segments), the MPI library's posted-receive and unexpected-message queues grow to that
+ * length and every match walks them, so the step costs time quadratic in its segment count.
+ * 16 keeps the queues short and still covers a link's bandwidth-delay product with the default
+ * 8 KiB segments (128 KiB in flight, a 10 Gb/s link at 50 us round trip holds 62.5 KiB), and
+ * any W >= 2 overlaps the combination of one segment with the transfer of the next. */
+#ifndef AC_RS_RING_WINDOW /* overridable at build time for measurements */
+#define AC_RS_RING_WINDOW 16
+#endif
+
 /* One ring pass over the p ranks of comm (rank r sends to r + 1, receives from r - 1) on a
  * vector split into p blocks at element offsets blk (p + 1 entries). Step s = 0 .. p - 2 sends
  * block (r - s + shift) mod p and receives block (r - s - 1 + shift) mod p, which is combined
  * into buf (reduce = 1: received op own, commutative operations only) or stored (reduce = 0).
  * seg > 0 cuts every block into messages of at most seg elements so that the combination of
- * one segment overlaps the arrival of the next. tmp: scratch of the largest block (reduce). */
+ * one segment overlaps the arrival of the next, with at most AC_RS_RING_WINDOW segments in
+ * flight each way; seg = 0 sends every block as one message. tmp (reduce): scratch of
+ * min(largest block, AC_RS_RING_WINDOW * seg) elements, segment k lands in slot k mod W. */
 int ac_rs_ring(int p, int r, const size_t *blk, int shift, int reduce, size_t seg, char *buf,
                char *tmp, MPI_Datatype t, MPI_Op op, MPI_Comm comm, int tag);
 

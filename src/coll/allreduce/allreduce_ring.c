@@ -6,7 +6,7 @@
  *   at one rank and copied, so all ranks hold identical bytes; the combination order follows
  *   the ring, hence commutative operations only.
  * Cost: 2 (p-1) alpha + 2 ((p-1)/p) n beta + ((p-1)/p) n gamma; n = bytes of the vector.
- * Restrictions: COMMUTATIVE. Memory: one block.
+ * Restrictions: COMMUTATIVE. Memory: one block (the received operand).
  * Reference: seed 000 (Faraj 2006), spec star-stage-ethernet.md section 2.4 (reduce-scatter +
  *   allgather family, ring allgather of section 2.3).
  */
@@ -21,20 +21,22 @@ int ac_allreduce_ring(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     size_t seg = 0, esize = ac_dt_size(a->rtype);
     MPI_Datatype t = a->rtype;
     void *tbase = NULL;
+    /* seg (segmented ring only) is in bytes; segments are whole elements. */
+    if (segbytes > 0) seg = esize ? ((size_t)segbytes / esize ? (size_t)segbytes / esize : 1) : 1;
+    /* Scratch for the received operand: the largest block, or the window of segments in
+     * flight when that is smaller (ac_rs_ring receives segment k into slot k mod W). */
+    size_t tcount = (size_t)n / (size_t)p + 1;
+    if (seg > 0 && seg < tcount / AC_RS_RING_WINDOW) tcount = seg * AC_RS_RING_WINDOW;
     size_t *blk = malloc(((size_t)p + 1) * sizeof *blk);
-    char *tmp = ac_dt_alloc(t, (size_t)n / (size_t)p + 1, &tbase);
+    char *tmp = ac_dt_alloc(t, tcount, &tbase);
     if (!blk || !tmp) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    /* seg (segmented ring only) is in bytes; segments are whole elements. */
-    if (segbytes > 0) seg = esize ? ((size_t)segbytes / esize ? (size_t)segbytes / esize : 1) : 1;
     ac_rs_split((size_t)n, p, blk);
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, a->rbuf, n, t));
-    AC_CHECK(
-        ac_rs_ring(p, a->rank, blk, 0, 1, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
-    AC_CHECK(
-        ac_rs_ring(p, a->rank, blk, 1, 0, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
+    AC_CHECK(ac_rs_ring(p, a->rank, blk, 0, 1, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
+    AC_CHECK(ac_rs_ring(p, a->rank, blk, 1, 0, seg, a->rbuf, tmp, t, a->op, a->comm, AC_TAG(a)));
 fn_exit:
     free(blk);
     free(tbase);
