@@ -82,7 +82,8 @@ static void usage(FILE *f) {
         "  -r ROOT         root of bcast, reduce, gather, scatter (default 0)\n"
         "  --csv FILE      machine-readable results (CSV with a header line)\n"
         "  --json FILE     machine-readable results (JSON array)\n"
-        "  -h, --help      this text\n");
+        "  -h, --help      this text\n"
+        "  -V, --version   the version\n");
 }
 
 /* Options of this tool only; the others are in acb_opts_t (tools/common/ac_cli.h). */
@@ -119,14 +120,13 @@ static int own_option(const acb_cli_t *cli, int o, const char *arg) {
     }
 }
 
-static const struct option longopts[] = {{"csv", required_argument, NULL, 1},
-                                         {"json", required_argument, NULL, 2},
-                                         {"dtype", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+static const struct option longopts[] = {
+    {"csv", required_argument, NULL, 1},     {"json", required_argument, NULL, 2},
+    {"dtype", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0}};
 static acb_cli_t cli = {.tool = "autocoll-bench",
                         .usage = usage,
-                        .optstring = ":C:a:m:i:x:fcd:t:r:h",
+                        .optstring = ":C:a:m:i:x:fcd:t:r:hV",
                         .longopts = longopts,
                         .own = own_option,
                         .no_coll = "no collective given (-C)"};

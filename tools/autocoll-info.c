@@ -18,7 +18,8 @@ static int usage(void) {
     fprintf(stderr, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
                     "       autocoll-info --check TABLE\n"
                     "       autocoll-info --export-ompi TABLE OUT\n"
-                    "       autocoll-info --export-mpich TABLE OUT\n");
+                    "       autocoll-info --export-mpich TABLE OUT\n"
+                    "       autocoll-info --version\n");
     return 2;
 }
 
@@ -73,7 +74,10 @@ int main(int argc, char **argv) {
             instances = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return usage() - 2;
-        else if ((only = autocoll_coll_from_name(argv[i])) < 0) {
+        else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+            printf("autocoll-info (autocoll) %s\n", autocoll_version());
+            return 0;
+        } else if ((only = autocoll_coll_from_name(argv[i])) < 0) {
             fprintf(stderr, "autocoll-info: unknown collective '%s'\n", argv[i]);
             return usage();
         }

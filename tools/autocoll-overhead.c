@@ -94,7 +94,7 @@ static double median(double *v, int n) {
 
 static void usage(FILE *f) {
     fprintf(f, "usage: autocoll-overhead [-C coll[,coll]] [-a INSTANCE|native|auto] [-n CALLS] "
-               "[-b BLOCKS] [-s BYTES]\n"
+               "[-b BLOCKS] [-s BYTES] [-h] [-V]\n"
                "  collectives: barrier bcast reduce allreduce allgather alltoall gather scatter\n");
 }
 
@@ -104,9 +104,10 @@ int main(int argc, char **argv) {
     const char *alg = "native", *colls = "barrier,bcast,allreduce,allgather";
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
-    static const struct option lo[] = {{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    static const struct option lo[] = {
+        {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
     opterr = 0;
-    while ((o = getopt_long(argc, argv, "C:a:n:b:s:h", lo, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "C:a:n:b:s:hV", lo, NULL)) != -1) {
         switch (o) {
         case 'C':
             colls = optarg;
@@ -124,7 +125,10 @@ int main(int argc, char **argv) {
             bytes = atoi(optarg);
             break;
         case 'h':
-            if (me == 0) usage(stdout);
+        case 'V':
+            if (me == 0 && o == 'h') usage(stdout);
+            if (me == 0 && o == 'V')
+                printf("autocoll-overhead (autocoll) %s\n", autocoll_version());
             MPI_Finalize();
             return 0;
         default:

@@ -84,7 +84,8 @@ static void usage(FILE *f) {
                "  --export-mpich FILE   also an MPICH csel JSON file\n"
                "  --budget SECONDS      stop measuring after this time, write what is known\n"
                "  --state FILE          checkpoint: resume an interrupted run\n"
-               "  -h, --help            this text\n");
+               "  -h, --help            this text\n"
+               "  -V, --version         the version\n");
 }
 
 /* -C: alltoallv is left out (with a note), every collective is tuned once. */
@@ -133,10 +134,11 @@ static const struct option longopts[] = {{"export-ompi", required_argument, NULL
                                          {"budget", required_argument, NULL, 3},
                                          {"state", required_argument, NULL, 4},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"version", no_argument, NULL, 'V'},
                                          {NULL, 0, NULL, 0}};
 static acb_cli_t cli = {.tool = "autocoll-tune",
                         .usage = usage,
-                        .optstring = ":C:m:t:i:x:r:o:h",
+                        .optstring = ":C:m:t:i:x:r:o:hV",
                         .longopts = longopts,
                         .own = own_option,
                         .keep = tunable,

@@ -59,6 +59,9 @@ static int shared_option(const acb_cli_t *cli, int o, char **argv, acb_opts_t *o
     case 'h':
         if (cli->rank == 0) cli->usage(stdout);
         return ACB_OPT_HELP;
+    case 'V':
+        if (cli->rank == 0) printf("%s (autocoll) %s\n", cli->tool, autocoll_version());
+        return ACB_OPT_HELP;
     case ':':
         return acb_bad_option(cli, "option needs a value: %s", argv[optind - 1]);
     default:

@@ -3,7 +3,8 @@
  *
  * Shared options (getopt letters, the same meaning in both tools):
  *   -C COLL[,COLL]  collectives;  -m [MIN:]MAX  sizes (1 <= MIN <= MAX <= 1G);  -t MECH  timing;
- *   -i ITER, -x WARMUP  iterations and warmup per size;  -r ROOT  root;  -h, --help  usage.
+ *   -i ITER, -x WARMUP  iterations and warmup per size;  -r ROOT  root;  -h, --help  usage;
+ *   -V, --version  the version.
  * A tool describes itself (acb_cli_t: name, usage, getopt option string with ':' first and long
  * options, its own options, what -C may name) and acb_cli_parse runs getopt over argv.
  *
