@@ -146,8 +146,8 @@ typedef struct ac_ctx {
 
     struct ac_adapt *adapt; /* adaptive-engine state (select/adapt.c), created on first use */
 
-    unsigned long seq; /* calls dispatched on this communicator (tag ranges, AC_TAG) */
-    int nodes;         /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
+    int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
+    int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -329,7 +329,7 @@ int ac_sig_end(ac_sig_t *s, int err);
 void ac_sig_teardown(void);
 
 /* Tags on the private communicator. Every call on a communicator has its own tag range, drawn
- * from the communicator's call sequence (ac_ctx_t.seq, the same on every rank because MPI
+ * from the communicator's call sequence (ac_ctx_t.slot, the same on every rank because MPI
  * orders the collectives of a communicator identically everywhere), so messages left over by
  * one call (after an error or an erroneous description) can never match a later call's
  * receives. Inside a call, each collective (the parts of a composite) has a data tag and a

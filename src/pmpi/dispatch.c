@@ -229,10 +229,20 @@ int ac_dispatch(ac_args_t *a) {
     a->comm = ctx->comm;
     a->rank = ctx->rank;
     a->size = ctx->size;
-    a->tag_base = AC_TAG_BASE + (int)(ctx->seq++ % (unsigned long)ac_g.tag_slots) * AC_TAG_STRIDE;
+    a->tag_base = AC_TAG_BASE + ctx->slot * AC_TAG_STRIDE; /* call sequence mod tag_slots */
+    if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
     ac_args_finish(a);
     if (args_invalid(a)) {
         err = run_native(a);
+        goto fn_exit;
+    }
+
+    /* One process, or no data (sizes agree on every rank): one right answer, which the MPI
+     * library gives; no key, no probing, no engine state, unless an instance is forced. */
+    if ((a->size == 1 || (a->bytes == 0 && !a->bytes_local && a->coll != AUTOCOLL_BARRIER)) &&
+        !ac_g.have_forced[a->coll] && !ac_g.forced_bad[a->coll]) {
+        err = run_native(a);
+        ac_inst_default(ac_alg_find(a->coll, "native"), &ctx->last[a->coll]);
         goto fn_exit;
     }
 
@@ -262,7 +272,8 @@ int ac_dispatch(ac_args_t *a) {
     ac_select_done(ctx, a, &tk, dt);
     /* What ran (the MPI library's when run() had to fall back); only the values in use. */
     ctx->last[a->coll].alg = in.alg;
-    memcpy(ctx->last[a->coll].val, in.val, (size_t)in.alg->nparam * sizeof in.val[0]);
+    if (in.alg->nparam)
+        memcpy(ctx->last[a->coll].val, in.val, (size_t)in.alg->nparam * sizeof in.val[0]);
     /* The native path has already applied the user's error handler. */
     if (err != MPI_SUCCESS && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         PMPI_Comm_call_errhandler(a->ucomm, err);
