@@ -227,6 +227,9 @@ extern ac_state_t ac_g;
 void ac_lock(void);
 void ac_unlock(void);
 void ac_state_setup(int collective_settings); /* after PMPI_Init */
+/* The bytes of a regular file (malloc'ed, at most max bytes; a FIFO or device is refused, never
+ * opened for blocking), or NULL with the reason in why. */
+char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
 void ac_state_teardown(void);                 /* before PMPI_Finalize */
 
 /* log.c: messages go to stderr, prefixed "autocoll[rank]". */

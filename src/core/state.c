@@ -65,11 +65,11 @@ static const char *file_kind(mode_t m) {
                          : "not a regular file";
 }
 
-/* The bytes of a table file (malloc'ed), or NULL with the reason in why. Only a regular file is
- * read: opening a FIFO would block until a writer comes (MPI_Init hung on every rank), a device
- * may never end. stat() first, then open without blocking and check the opened file again
- * (it may have been replaced in between). */
-static char *read_table(const char *path, size_t *len, char *why, size_t whylen) {
+/* The bytes of a file (malloc'ed, at most max), or NULL with the reason in why. Only a regular
+ * file is read: opening a FIFO would block until a writer comes (MPI_Init hung on every rank
+ * with a FIFO as AUTOCOLL_TABLE), a device may never end. stat() first, then open without
+ * blocking and check the opened file again (it may have been replaced in between). */
+char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen) {
     struct stat st;
     char *buf = NULL;
     *len = 0;
@@ -91,8 +91,8 @@ static char *read_table(const char *path, size_t *len, char *why, size_t whylen)
         close(fd);
         return NULL;
     }
-    if (st.st_size > AC_TABLE_MAX_FILE) {
-        snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
+    if ((size_t)st.st_size > max) {
+        snprintf(why, whylen, "'%.200s' is larger than %zu bytes", path, max);
         close(fd);
         return NULL;
     }
@@ -101,8 +101,8 @@ static char *read_table(const char *path, size_t *len, char *why, size_t whylen)
     buf = malloc(cap);
     while (buf) {
         if (*len == cap) {
-            if (cap > AC_TABLE_MAX_FILE) {
-                snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
+            if (cap > max) {
+                snprintf(why, whylen, "'%.200s' is larger than %zu bytes", path, max);
                 free(buf);
                 buf = NULL;
                 break;
@@ -174,7 +174,7 @@ static void load_table(int collective) {
     char *buf = NULL;
     check_table_out();
     if (!path[0]) return;
-    if (!collective || ac_g.world_rank == 0) buf = read_table(path, &len, why, sizeof why);
+    if (!collective || ac_g.world_rank == 0) buf = ac_table_read_file(path, &len, why, sizeof why);
     if (collective) {
         long n = buf ? (long)len : -1;
         PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);

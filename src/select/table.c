@@ -612,41 +612,12 @@ fn_exit:
 }
 
 char *ac_table_read_file(const char *path, size_t *len, char *why, size_t whylen) {
-    char *buf = NULL;
-    FILE *f = path ? fopen(path, "rb") : NULL;
-    *len = 0;
-    if (!f) {
-        snprintf(why, whylen, "cannot open '%.200s': %s", path ? path : "(null)",
-                 path ? strerror(errno) : "no path");
+    if (!path) {
+        *len = 0;
+        snprintf(why, whylen, "no path");
         return NULL;
     }
-    size_t cap = 65536, got;
-    buf = malloc(cap);
-    while (buf && (got = fread(buf + *len, 1, cap - *len, f)) > 0) {
-        *len += got;
-        if (*len == cap) {
-            if (cap > AC_TABLE_MAX_FILE) break;
-            char *n = realloc(buf, 2 * cap);
-            if (!n) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = n;
-            cap *= 2;
-        }
-    }
-    if (!buf || ferror(f)) {
-        snprintf(why, whylen, "cannot read '%.200s'", path);
-        free(buf);
-        buf = NULL;
-    } else if (*len > AC_TABLE_MAX_FILE) {
-        snprintf(why, whylen, "'%.200s' is larger than %d bytes", path, AC_TABLE_MAX_FILE);
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
+    return ac_file_read(path, AC_TABLE_MAX_FILE, len, why, whylen);
 }
 
 AC_EXPORT autocoll_table_t *autocoll_table_load(const char *path, autocoll_table_report_fn report,
