@@ -14,8 +14,8 @@
  *
  * Per buffer and rank, locally:
  *   - a contiguous description (size == extent == true extent, lb == true lb, or a single
- *     element whose true extent equals its size) is used in place: zero-copy, the buffer is
- *     re-addressed at its true lower bound;
+ *     element whose true extent equals its size; and a type map in memory order, in_order) is
+ *     used in place: zero-copy, the buffer is re-addressed at its true lower bound;
  *   - anything else is packed into a private buffer before the call (inputs) and unpacked after
  *     it (outputs), so algorithms only ever see contiguous bytes.
  * allgatherv keeps the caller's displacements when they are whole units, else uses the packed
@@ -74,7 +74,53 @@ static int unit_log(size_t all_or, size_t total) {
     return -1;
 }
 
-/* Address of the first data byte when `count` elements of t at buf are contiguous, else NULL. */
+/* 1 when the type map of t lists its bytes in increasing memory order without gaps inside each
+ * element's data, as far as its constructor shows: predefined types, and dup, contiguous,
+ * resized and (h)vector with back-to-back blocks of such types. Anything else (struct, indexed,
+ * subarray: their members may be out of memory order, e.g. struct{int at 4, int at 0}, whose
+ * size, extent and true extent are all 8) answers 0 and is packed, which is always correct. */
+static int in_order(MPI_Datatype t, int depth) {
+    int ni, na, nd, comb, ok = 0;
+    if (depth > 8 || PMPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS) return 0;
+    if (comb == MPI_COMBINER_NAMED) return 1;
+    if (ni > 3 || na > 2 || nd != 1) return 0;
+    int ints[3];
+    MPI_Aint addrs[2];
+    MPI_Datatype base;
+    if (PMPI_Type_get_contents(t, ni, na, nd, ints, addrs, &base) != MPI_SUCCESS) return 0;
+    size_t bsz = ac_dt_size(base);
+    MPI_Aint blb, bext;
+    PMPI_Type_get_extent(base, &blb, &bext);
+    int dense = (size_t)bext == bsz; /* consecutive base elements touch */
+    switch (comb) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        ok = in_order(base, depth + 1);
+        break;
+    case MPI_COMBINER_CONTIGUOUS:
+        ok = (ints[0] <= 1 || dense) && in_order(base, depth + 1);
+        break;
+    case MPI_COMBINER_VECTOR: /* count, blocklength, stride (in base extents) */
+        ok = (ints[1] <= 1 || dense) && (ints[0] <= 1 || (dense && ints[2] == ints[1])) &&
+             in_order(base, depth + 1);
+        break;
+    case MPI_COMBINER_HVECTOR: /* count, blocklength; stride in bytes */
+        ok = (ints[1] <= 1 || dense) &&
+             (ints[0] <= 1 || (dense && addrs[0] == (MPI_Aint)ints[1] * bext)) &&
+             in_order(base, depth + 1);
+        break;
+    default:
+        ok = 0;
+    }
+    int bni, bna, bnd, bcomb;
+    if (PMPI_Type_get_envelope(base, &bni, &bna, &bnd, &bcomb) == MPI_SUCCESS &&
+        bcomb != MPI_COMBINER_NAMED)
+        PMPI_Type_free(&base);
+    return ok;
+}
+
+/* Address of the first data byte when `count` elements of t at buf are contiguous bytes in the
+ * type map's order, else NULL. */
 static char *contig_at(const void *buf, size_t count, MPI_Datatype t) {
     MPI_Aint lb, ext, tlb, text;
     size_t sz = ac_dt_size(t);
@@ -82,6 +128,7 @@ static char *contig_at(const void *buf, size_t count, MPI_Datatype t) {
     PMPI_Type_get_true_extent(t, &tlb, &text);
     if ((size_t)text != sz) return NULL;
     if (count > 1 && ((size_t)ext != sz || lb != tlb)) return NULL;
+    if (!in_order(t, 0)) return NULL;
     return (char *)buf + tlb;
 }
 
