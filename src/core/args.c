@@ -27,7 +27,12 @@ void ac_args_finish(ac_args_t *a) {
      * receive buffer. For rooted collectives only the root knows: nothing selects on it. */
     a->inplace = a->coll == AUTOCOLL_SCATTER ? a->rbuf == MPI_IN_PLACE : a->sbuf == MPI_IN_PLACE;
     a->commutative = 1;
-    if (a->op != MPI_OP_NULL && a->op != 0) PMPI_Op_commutative(a->op, &a->commutative);
+    /* The predefined operations are commutative: no call for them. */
+    MPI_Op o = a->op;
+    if (o != MPI_OP_NULL && o != 0 && o != MPI_SUM && o != MPI_MAX && o != MPI_MIN &&
+        o != MPI_PROD && o != MPI_BAND && o != MPI_BOR && o != MPI_BXOR && o != MPI_LAND &&
+        o != MPI_LOR && o != MPI_LXOR && o != MPI_MAXLOC && o != MPI_MINLOC)
+        PMPI_Op_commutative(o, &a->commutative);
     switch (a->coll) {
     case AUTOCOLL_ALLGATHER:
     case AUTOCOLL_ALLTOALL:
