@@ -209,6 +209,9 @@ int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, s
 int ac_inst_count(const ac_alg_t *alg);
 void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out);
 void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
+/* 1 when running in on a context needs its node and leader communicators (ac_ctx_nodes): a
+ * node-aware algorithm, or a composite running such a part with its own context. */
+int ac_inst_node_aware(const ac_inst_t *in);
 
 /* state.c: process-wide state */
 typedef struct {
@@ -230,7 +233,7 @@ void ac_state_setup(int collective_settings); /* after PMPI_Init */
 /* The bytes of a regular file (malloc'ed, at most max bytes; a FIFO or device is refused, never
  * opened for blocking), or NULL with the reason in why. */
 char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
-void ac_state_teardown(void);                 /* before PMPI_Finalize */
+void ac_state_teardown(void); /* before PMPI_Finalize */
 
 /* log.c: messages go to stderr, prefixed "autocoll[rank]". */
 void ac_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -95,28 +95,6 @@ static int run_native(ac_args_t *a) {
     return in.alg->fn(a, &in, NULL);
 }
 
-/* Node-aware algorithms (they use node_comm / leader_comm), by name as the registry lists them,
- * and composites with such a part; cached per algorithm for its default instance. */
-static int alg_node_aware(const ac_alg_t *alg, int depth);
-static int inst_node_aware(const ac_inst_t *in, int depth) {
-    if (!strcmp(in->alg->name, "hier") || !strcmp(in->alg->name, "hierarchical")) return 1;
-    for (int k = 0; k < in->alg->nparam && depth < 8; k++)
-        if (in->alg->param[k].type == AC_PT_ALG && in->val[k].alg &&
-            alg_node_aware(in->val[k].alg, depth + 1))
-            return 1;
-    return 0;
-}
-static int alg_node_aware(const ac_alg_t *alg, int depth) {
-    static signed char known[AUTOCOLL_NCOLL][AC_MAX_ALGS]; /* 0 unknown, 1 no, 2 yes */
-    signed char *k = &known[alg->coll][alg->index];
-    if (!*k) {
-        ac_inst_t def;
-        ac_inst_default(alg, &def);
-        *k = inst_node_aware(&def, depth) ? 2 : 1;
-    }
-    return *k == 2;
-}
-
 static void run_native_instead(ac_inst_t *in, int coll) {
     ac_inst_default(ac_alg_find(coll, "native"), in);
 }
@@ -126,7 +104,7 @@ static void run_native_instead(ac_inst_t *in, int coll) {
  * its node and leader communicators (made once per context, agreed); when they cannot be made
  * the MPI library runs the call. */
 static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
-    if (!(in->alg->flags & AUTOCOLL_R_NATIVE) && ctx->nodes != 1 && inst_node_aware(in, 0) &&
+    if (!(in->alg->flags & AUTOCOLL_R_NATIVE) && ctx->nodes != 1 && ac_inst_node_aware(in) &&
         ac_ctx_nodes(ctx) != MPI_SUCCESS) {
         if (ctx->rank == 0)
             ac_log_once("nodes-fail", "cannot create node communicators (the MPI library has no "

@@ -298,6 +298,19 @@ static int part_node_aware(const ac_alg_t *p, int depth) {
     return 0;
 }
 
+int ac_inst_node_aware(const ac_inst_t *in) {
+    const ac_alg_t *p = in->alg;
+    for (size_t i = 0; i < sizeof node_aware_algs / sizeof node_aware_algs[0]; i++)
+        if (!strcmp(node_aware_algs[i].coll, colls[p->coll].name) &&
+            !strcmp(node_aware_algs[i].alg, p->name))
+            return 1;
+    for (int k = 0; k < p->nparam; k++)
+        if (p->param[k].type == AC_PT_ALG && in->val[k].alg &&
+            (part_stage(p, &p->param[k]) & AC_STAGE_SAME) && part_node_aware(in->val[k].alg, 1))
+            return 1;
+    return 0;
+}
+
 /* 1 when p is the MPI library's collective or runs it on the communicator p was given. */
 static int part_native(const ac_alg_t *p, int depth) {
     if (p->flags & AUTOCOLL_R_NATIVE) return 1;

@@ -23,6 +23,10 @@
 #include "ag_common.h"
 
 int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     ac_agb_t g;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, nn = ctx->nnodes;
     int ntag = AC_TAG(a);

@@ -26,8 +26,7 @@ int ac_allgatherv_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
                             AC_TAG(a), a->comm, &req[nreq++]));
     }
     for (int i = 1; i < p; i++)
-        AC_CHECK(
-            PMPI_Isend(mine, mcount, mtype, (me + i) % p, AC_TAG(a), a->comm, &req[nreq++]));
+        AC_CHECK(PMPI_Isend(mine, mcount, mtype, (me + i) % p, AC_TAG(a), a->comm, &req[nreq++]));
     if (!a->inplace)
         AC_CHECK(ac_dt_copy(a->sbuf, a->scount, a->stype, myblk, a->rcounts[me], a->rtype));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));

@@ -23,6 +23,10 @@ static void on(ac_args_t *x, const ac_ctx_t *c, MPI_Comm ucomm) {
 }
 
 int ac_allreduce_hierarchical(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     int err = MPI_SUCCESS, n = a->rcount;
     void *tbase = NULL;
     ac_ctx_t *nctx = NULL, *lctx = NULL;

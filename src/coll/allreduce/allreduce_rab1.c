@@ -41,8 +41,8 @@ int ac_allreduce_rab1(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
     if (f.active)
-        AC_CHECK(ac_rs_halving(g, f.group, map, 1, blk, buf, tmp, t, a->op, a->comm,
-                               AC_TAG(a), &own));
+        AC_CHECK(
+            ac_rs_halving(g, f.group, map, 1, blk, buf, tmp, t, a->op, a->comm, AC_TAG(a), &own));
     ac_args_t v = *a;
     v.coll = AUTOCOLL_ALLGATHERV;
     v.sbuf = MPI_IN_PLACE;

@@ -37,8 +37,8 @@ int ac_allreduce_rabenseifner(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t 
     if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
     AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
     if (f.active) {
-        AC_CHECK(ac_rs_halving(g, f.group, map, 1, blk, buf, tmp, t, a->op, a->comm,
-                               AC_TAG(a), &own));
+        AC_CHECK(
+            ac_rs_halving(g, f.group, map, 1, blk, buf, tmp, t, a->op, a->comm, AC_TAG(a), &own));
         AC_CHECK(ac_rs_doubling(g, f.group, map, 1, blk, buf, t, a->comm, AC_TAG(a)));
     }
     AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a)));

@@ -24,6 +24,10 @@
 #include "../../sched/a2a_sched.h"
 
 int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     (void)in;
     ac_a2a_view_t v;
     ac_a2a_blk_t b;

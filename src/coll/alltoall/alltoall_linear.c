@@ -40,8 +40,8 @@ int ac_alltoall_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     for (int i = 1; i < p; i++) {
         int dst = (me + i) % p;
-        AC_CHECK(PMPI_Isend(sbuf + dst * sblk, scount, stype, dst, AC_TAG(a), a->comm,
-                            &req[nreq++]));
+        AC_CHECK(
+            PMPI_Isend(sbuf + dst * sblk, scount, stype, dst, AC_TAG(a), a->comm, &req[nreq++]));
     }
     AC_CHECK(ac_dt_copy(sbuf + me * sblk, scount, stype, rbuf + me * rblk, a->rcount, a->rtype));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));

@@ -10,6 +10,10 @@
 #include "../../core/ac.h"
 
 int ac_barrier_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     (void)in;
     int err = MPI_SUCCESS, tag = AC_TAG(a), ns = ctx->node_size, nn = ctx->nnodes;
     if (ctx->node_rank != 0) {

@@ -14,6 +14,6 @@ int ac_bcast_flat(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, a->size, a->size);
-    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a),
-                         &t, (size_t)a->rcount);
+    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a), &t,
+                         (size_t)a->rcount);
 }

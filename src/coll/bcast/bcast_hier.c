@@ -23,6 +23,10 @@ static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg
 }
 
 int ac_bcast_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     int err = MPI_SUCCESS;
     const ac_alg_t *inter = ac_param_alg(in, "inter"), *intra = ac_param_alg(in, "intra");
     int rnode = ctx->node_of[a->root], rlocal = 0;

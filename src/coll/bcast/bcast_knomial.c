@@ -13,6 +13,6 @@
 int ac_bcast_knomial(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)ctx;
     ac_tree_t t = ac_tree_make(AC_TREE_KNOMIAL, (int)ac_param_int(in, "k"), a->size);
-    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a),
-                         &t, (size_t)a->rcount);
+    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a), &t,
+                         (size_t)a->rcount);
 }

@@ -14,8 +14,7 @@ int ac_bcast_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         return PMPI_Recv(a->rbuf, a->rcount, a->rtype, a->root, AC_TAG(a), a->comm,
                          MPI_STATUS_IGNORE);
     for (int i = 1; i < p; i++)
-        AC_CHECK(
-            PMPI_Send(a->rbuf, a->rcount, a->rtype, (a->root + i) % p, AC_TAG(a), a->comm));
+        AC_CHECK(PMPI_Send(a->rbuf, a->rcount, a->rtype, (a->root + i) % p, AC_TAG(a), a->comm));
 fn_exit:
     return err;
 }

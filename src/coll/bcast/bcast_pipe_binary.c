@@ -15,6 +15,6 @@ int ac_bcast_pipe_binary(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx)
     ac_tree_t t = ac_tree_make(AC_TREE_KARY, 2, a->size);
     size_t seg =
         ac_seg_elems((size_t)ac_param_int(in, "seg"), ac_dt_size(a->rtype), (size_t)a->rcount);
-    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a),
-                         &t, seg);
+    return ac_tree_bcast(a->rbuf, a->rcount, a->rtype, a->root, a->rank, a->comm, AC_TAG(a), &t,
+                         seg);
 }

@@ -14,6 +14,10 @@
 #include "../../sched/tree.h"
 
 int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* Node and leader communicators: made by the dispatcher before a top-level call, here when
+     * a composite runs this algorithm on a context of its own (agreed, collective). */
+    int nodes_err = ac_ctx_nodes(ctx);
+    if (nodes_err != MPI_SUCCESS) return nodes_err;
     (void)in;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a);
     int nn = ctx->nnodes, rnode = ctx->node_of[root], nreq = 0;

@@ -11,8 +11,7 @@ int ac_gather_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     (void)ctx;
     int err = MPI_SUCCESS, p = a->size, me = a->rank, nreq = 0;
-    if (me != a->root)
-        return PMPI_Send(a->sbuf, a->scount, a->stype, a->root, AC_TAG(a), a->comm);
+    if (me != a->root) return PMPI_Send(a->sbuf, a->scount, a->stype, a->root, AC_TAG(a), a->comm);
     MPI_Aint blk = (MPI_Aint)a->rcount * ac_dt_extent(a->rtype);
     char *rbuf = a->rbuf;
     MPI_Request *req = malloc((size_t)p * sizeof *req);

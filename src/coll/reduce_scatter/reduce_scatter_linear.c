@@ -33,13 +33,12 @@ int ac_reduce_scatter_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *
             if (i == 0)
                 AC_CHECK(ac_dt_copy(full, a->rcounts[0], t, a->rbuf, a->rcounts[0], t));
             else
-                AC_CHECK(PMPI_Send(full + (MPI_Aint)off * ext, a->rcounts[i], t, i, AC_TAG(a),
-                                   a->comm));
+                AC_CHECK(
+                    PMPI_Send(full + (MPI_Aint)off * ext, a->rcounts[i], t, i, AC_TAG(a), a->comm));
             off += (size_t)a->rcounts[i];
         }
     } else {
-        AC_CHECK(
-            PMPI_Recv(a->rbuf, a->rcounts[me], t, 0, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Recv(a->rbuf, a->rcounts[me], t, 0, AC_TAG(a), a->comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
     free(base);
