@@ -17,6 +17,7 @@
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 #include <stdint.h>
+#include <string.h>
 #include "autocoll.h"
 
 #define AC_EXPORT __attribute__((visibility("default")))
@@ -70,6 +71,10 @@ typedef struct ac_inst {
     ac_pval_t val[AC_MAX_PARAMS];
 } ac_inst_t;
 
+/* *dst = *src, copying only the parameter values in use (an instance is ~700 bytes, most of it
+ * room for string values). */
+static inline void ac_inst_copy(ac_inst_t *dst, const ac_inst_t *src);
+
 struct ac_args;
 struct ac_ctx;
 typedef int (*ac_fn_t)(const struct ac_args *a, const ac_inst_t *in, struct ac_ctx *ctx);
@@ -87,6 +92,12 @@ typedef struct ac_alg {
     int nparam;
     ac_param_t param[AC_MAX_PARAMS];
 } ac_alg_t;
+
+static inline void ac_inst_copy(ac_inst_t *dst, const ac_inst_t *src) {
+    dst->alg = src->alg;
+    if (src->alg && src->alg->nparam)
+        memcpy(dst->val, src->val, (size_t)src->alg->nparam * sizeof src->val[0]);
+}
 
 /* ---------------------------------------------------------------- call arguments */
 
@@ -122,6 +133,13 @@ typedef enum {
     AC_PLACE_OTHER
 } ac_place_t;
 
+typedef struct {
+    int valid, inplace, commutative, src;
+    unsigned gen; /* ac_g.select_gen when chosen */
+    size_t bytes;
+    ac_inst_t inst;
+} ac_chosen_t;
+
 typedef struct ac_ctx {
     MPI_Comm comm; /* private duplicate of the user's communicator */
     int rank, size;
@@ -148,6 +166,11 @@ typedef struct ac_ctx {
 
     int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
     int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
+
+    /* The last forced or table choice per collective and what it was chosen for: the same
+     * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
+     * the same choice, so ac_select is skipped (pmpi/dispatch.c). */
+    ac_chosen_t chosen[AUTOCOLL_NCOLL];
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -225,6 +248,7 @@ typedef struct {
     int world_rank;
     autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
     int tag_slots;           /* call tag ranges available below MPI_TAG_UB (AC_TAG) */
+    unsigned select_gen;     /* bumped by autocoll_force: choices cached by contexts are stale */
 } ac_state_t;
 extern ac_state_t ac_g;
 void ac_lock(void);

@@ -344,6 +344,7 @@ AC_EXPORT int autocoll_force(int coll, const char *spec) {
             rc = MPI_ERR_ARG;
         }
     }
+    __atomic_add_fetch(&ac_g.select_gen, 1, __ATOMIC_RELEASE); /* cached choices are stale */
     ac_unlock();
     return rc;
 }

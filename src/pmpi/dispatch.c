@@ -226,11 +226,30 @@ int ac_dispatch(ac_args_t *a) {
 
     ac_inst_t in;
     ac_source_t src;
-    ac_ticket_t tk;
-    err = ac_select(ctx, a, &in, &src, &tk);
-    if (err != MPI_SUCCESS) {
-        PMPI_Comm_call_errhandler(a->ucomm, err);
-        goto fn_exit;
+    ac_ticket_t tk = {0};
+    unsigned gen = __atomic_load_n(&ac_g.select_gen, __ATOMIC_ACQUIRE);
+    ac_chosen_t *ch = &ctx->chosen[a->coll];
+    if (ch->valid && ch->gen == gen && ch->bytes == a->bytes && ch->inplace == a->inplace &&
+        ch->commutative == a->commutative) {
+        ac_inst_copy(&in, &ch->inst);
+        src = (ac_source_t)ch->src;
+    } else {
+        err = ac_select(ctx, a, &in, &src, &tk);
+        if (err != MPI_SUCCESS) {
+            PMPI_Comm_call_errhandler(a->ucomm, err);
+            goto fn_exit;
+        }
+        /* Forced and table choices depend only on the key above; the engine decides per call. */
+        ch->valid = src == AC_SRC_FORCED || src == AC_SRC_TABLE ||
+                    (src == AC_SRC_NATIVE_DEFAULT && ac_g.set.mode == AC_MODE_NATIVE);
+        if (ch->valid) {
+            ch->gen = gen;
+            ch->bytes = a->bytes;
+            ch->inplace = a->inplace;
+            ch->commutative = a->commutative;
+            ch->src = src;
+            ac_inst_copy(&ch->inst, &in);
+        }
     }
     int verbose = ac_g.set.verbose;
     if (ac_g.set.check || (verbose >= 1 && ctx->rank == 0)) {
@@ -248,10 +267,7 @@ int ac_dispatch(ac_args_t *a) {
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);
     ac_select_done(ctx, a, &tk, dt);
-    /* What ran (the MPI library's when run() had to fall back); only the values in use. */
-    ctx->last[a->coll].alg = in.alg;
-    if (in.alg->nparam)
-        memcpy(ctx->last[a->coll].val, in.val, (size_t)in.alg->nparam * sizeof in.val[0]);
+    ac_inst_copy(&ctx->last[a->coll], &in); /* what ran (the MPI library's if run() fell back) */
     /* The native path has already applied the user's error handler. */
     if (err != MPI_SUCCESS && !(in.alg->flags & AUTOCOLL_R_NATIVE))
         PMPI_Comm_call_errhandler(a->ucomm, err);

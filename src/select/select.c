@@ -56,20 +56,13 @@ const char *ac_source_name(ac_source_t s) {
 }
 
 /* First rule of the loaded table that matches the call and whose instance can run it. */
-/* *dst = *src, copying only the parameter values in use (an instance is ~700 bytes, most of it
- * room for string values). */
-static void inst_copy(ac_inst_t *dst, const ac_inst_t *src) {
-    dst->alg = src->alg;
-    if (src->alg) memcpy(dst->val, src->val, (size_t)src->alg->nparam * sizeof src->val[0]);
-}
-
 static int from_table(const ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
     const ac_rule_t *r[16];
     int ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
     int n = ac_table_matches(ac_g.table, a->coll, a->size, ctx->nnodes, ppn, a->bytes, r, 16);
     for (int i = 0; i < n; i++)
         if (ac_alg_applicable(r[i]->inst.alg, a, ctx, NULL)) {
-            inst_copy(out, &r[i]->inst);
+            ac_inst_copy(out, &r[i]->inst);
             return 1;
         }
     return 0;
@@ -87,11 +80,11 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
     if (locked) ac_lock();
     int have = ac_g.have_forced[c], bad = ac_g.forced_bad[c];
     ac_inst_t forced;
-    if (have) inst_copy(&forced, &ac_g.forced[c]);
+    if (have) ac_inst_copy(&forced, &ac_g.forced[c]);
     if (locked) ac_unlock();
 
     if (have && ac_alg_applicable(forced.alg, a, ctx, &why)) {
-        inst_copy(out, &forced);
+        ac_inst_copy(out, &forced);
         *src = AC_SRC_FORCED;
         return MPI_SUCCESS;
     }

@@ -180,6 +180,21 @@ int main(int argc, char **argv) {
         free(b);
     }
 
+    /* A new forced instance takes effect at the next call on a communicator that has already
+     * run the same call (choices are cached per communicator until autocoll_force). */
+    {
+        const char *seq[] = {"binomial", "linear", "pipe_chain:seg=512", "binomial"};
+        int ok = 1, v = 0;
+        for (int k = 0; k < 4; k++) {
+            autocoll_force(AUTOCOLL_BCAST, seq[k]);
+            v = me == 0 ? k + 1 : 0;
+            MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
+            ok &= v == k + 1 && served(MPI_COMM_WORLD, AUTOCOLL_BCAST, seq[k]);
+        }
+        autocoll_force(AUTOCOLL_BCAST, NULL);
+        check(ok, "autocoll_force takes effect at the next call on the same communicator");
+    }
+
     /* The forcing API refuses what it cannot honour. */
     check(autocoll_force(AUTOCOLL_BCAST, "no_such_algorithm") == MPI_ERR_ARG &&
               autocoll_force(AUTOCOLL_BCAST, "linear:seg=12") == MPI_ERR_ARG &&
