@@ -15,10 +15,6 @@
 #include "../select/adapt.h"
 
 static AC_TLS int depth;
-/* The context ac_passthrough found for the call it let through, for ac_dispatch (one attribute
- * lookup per call). */
-static AC_TLS MPI_Comm seen_comm = MPI_COMM_NULL;
-static AC_TLS ac_ctx_t *seen_ctx;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 int ac_passthrough(MPI_Comm comm) {
@@ -36,8 +32,7 @@ int ac_passthrough(MPI_Comm comm) {
     }
     if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
     int inter = 0;
-    seen_ctx = ac_ctx_peek(comm, &inter);
-    seen_comm = comm;
+    ac_ctx_peek(comm, &inter); /* remembers the context for ac_dispatch's lookup */
     return inter;
 }
 
@@ -185,9 +180,8 @@ static void log_decision(const ac_ctx_t *ctx, const ac_args_t *a, const char *na
 /* The per-call path. In steady state (no verbose, no check) it formats nothing, takes no clock
  * unless the adaptive engine or the statistics need the time, and looks the context up once. */
 int ac_dispatch(ac_args_t *a) {
-    ac_ctx_t *ctx = seen_comm == a->ucomm ? seen_ctx : NULL;
-    int err;
-    seen_comm = MPI_COMM_NULL;
+    int err, inter;
+    ac_ctx_t *ctx = ac_ctx_peek(a->ucomm, &inter); /* the per-thread cache answers */
     depth++;
     if (!ctx) {
         err = ac_ctx_get(a->ucomm, &ctx);

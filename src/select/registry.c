@@ -283,13 +283,19 @@ static int part_reaches(const ac_alg_t *p, const ac_alg_t *c, int depth) {
     return 0;
 }
 
-/* 1 when p reads the node layout of the context it is given, itself or through a part that it
- * runs with that context on its own communicator (SAME stages). */
-static int part_node_aware(const ac_alg_t *p, int depth) {
+/* 1 when p is in node_aware_algs. */
+static int listed_node_aware(const ac_alg_t *p) {
     for (size_t i = 0; i < sizeof node_aware_algs / sizeof node_aware_algs[0]; i++)
         if (!strcmp(node_aware_algs[i].coll, colls[p->coll].name) &&
             !strcmp(node_aware_algs[i].alg, p->name))
             return 1;
+    return 0;
+}
+
+/* 1 when p reads the node layout of the context it is given, itself or through a part that it
+ * runs with that context on its own communicator (SAME stages). */
+static int part_node_aware(const ac_alg_t *p, int depth) {
+    if (listed_node_aware(p)) return 1;
     for (int k = 0; depth < AC_PART_DEPTH && k < p->nparam; k++) {
         const ac_alg_t *d = default_part(p, k);
         if (d && (part_stage(p, &p->param[k]) & AC_STAGE_SAME) && part_node_aware(d, depth + 1))
@@ -300,10 +306,7 @@ static int part_node_aware(const ac_alg_t *p, int depth) {
 
 int ac_inst_node_aware(const ac_inst_t *in) {
     const ac_alg_t *p = in->alg;
-    for (size_t i = 0; i < sizeof node_aware_algs / sizeof node_aware_algs[0]; i++)
-        if (!strcmp(node_aware_algs[i].coll, colls[p->coll].name) &&
-            !strcmp(node_aware_algs[i].alg, p->name))
-            return 1;
+    if (listed_node_aware(p)) return 1;
     for (int k = 0; k < p->nparam; k++)
         if (p->param[k].type == AC_PT_ALG && in->val[k].alg &&
             (part_stage(p, &p->param[k]) & AC_STAGE_SAME) && part_node_aware(in->val[k].alg, 1))

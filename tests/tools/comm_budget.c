@@ -1,10 +1,11 @@
 /*
  * Communicator budget: duplicates MPI_COMM_WORLD until the MPI library refuses (errors return
- * there), calling an allreduce on every new communicator (errors fatal there, the default), and prints how many it made. Then checks that
- * collectives still work on every communicator once the limit is reached, also on new ones the
- * library could give no private duplicate. Run natively and under autocoll (tests/tools/
- * comm_budget.sh compares the counts: autocoll costs one communicator per user communicator).
- * usage: ac_comm_budget [MAX]   prints "communicators N" and "collectives ok" or "FAIL ..."
+ * there), calling an allreduce on every new communicator (errors fatal there, the default), and
+ * prints how many it made. Then checks that collectives still work on every communicator once the
+ * limit is reached, also on new ones the library could give no private duplicate. Run natively and
+ * under autocoll (tests/tools/ comm_budget.sh compares the counts: autocoll costs one communicator
+ * per user communicator). usage: ac_comm_budget [MAX]   prints "communicators N" and "collectives
+ * ok" or "FAIL ..."
  */
 #include <mpi.h>
 #include <stdio.h>
