@@ -23,20 +23,14 @@ extern "C" {
 #define AUTOCOLL_VERSION_MINOR 1
 #define AUTOCOLL_VERSION_PATCH 0
 
-/* Collectives, in registry order. The names are those of autocoll_coll_name(). */
+/* Collectives: AUTOCOLL_ALLGATHER (0), AUTOCOLL_ALLGATHERV, AUTOCOLL_ALLTOALL, AUTOCOLL_ALLTOALLV,
+ * AUTOCOLL_BCAST, AUTOCOLL_REDUCE, AUTOCOLL_ALLREDUCE, AUTOCOLL_REDUCE_SCATTER,
+ * AUTOCOLL_REDUCE_SCATTER_BLOCK, AUTOCOLL_GATHER, AUTOCOLL_SCATTER, AUTOCOLL_BARRIER, in the order
+ * of the list autocoll_colls.def (installed beside this header). Names: autocoll_coll_name(). */
 typedef enum {
-    AUTOCOLL_ALLGATHER = 0,
-    AUTOCOLL_ALLGATHERV,
-    AUTOCOLL_ALLTOALL,
-    AUTOCOLL_ALLTOALLV,
-    AUTOCOLL_BCAST,
-    AUTOCOLL_REDUCE,
-    AUTOCOLL_ALLREDUCE,
-    AUTOCOLL_REDUCE_SCATTER,
-    AUTOCOLL_REDUCE_SCATTER_BLOCK,
-    AUTOCOLL_GATHER,
-    AUTOCOLL_SCATTER,
-    AUTOCOLL_BARRIER,
+#define AC_COLL(ID, NAME, ROOTED, REDUCES, SIZE, SIDE, FN) AUTOCOLL_##ID,
+#include "autocoll_colls.def"
+#undef AC_COLL
     AUTOCOLL_NCOLL
 } autocoll_coll_t;
 
@@ -64,6 +58,53 @@ typedef struct {
 } autocoll_alg_info_t;
 
 const char *autocoll_version(void);
+
+/* Collectives: what the library knows of each (autocoll_colls.def). */
+enum {
+    AUTOCOLL_SIZE_NONE = 0, /* no data (barrier): 0 */
+    AUTOCOLL_SIZE_BLOCK,    /* bytes of one rank's block */
+    AUTOCOLL_SIZE_TOTAL,    /* bytes of the whole result vector (sum of the receive counts) */
+    AUTOCOLL_SIZE_BUFFER,   /* bytes of the buffer */
+    AUTOCOLL_SIZE_LOCAL     /* this rank's send bytes: differs between ranks, never selected on */
+};
+typedef struct {
+    const char *name;     /* "allgather" */
+    const char *mpi_name; /* the MPI function it replaces, "MPI_Allgather" */
+    int rooted;           /* the call has a root */
+    int reduces;          /* the call takes an MPI_Op */
+    int size;             /* AUTOCOLL_SIZE_*: how the selection size is computed */
+} autocoll_coll_info_t;
+int autocoll_coll_info(int coll, autocoll_coll_info_t *info); /* MPI_SUCCESS/MPI_ERR_ARG */
+/* The selection size of a call of coll on p processes in which every block (every rank's
+ * contribution) holds `block` bytes (docs/tuning-table.md). */
+unsigned long long autocoll_selection_size(int coll, unsigned long long block, int p);
+
+/* The situation of a call, for the restriction checks. */
+typedef struct {
+    int p;           /* communicator size */
+    int nodes;       /* nodes the communicator spans */
+    int uniform_ppn; /* every node holds the same number of ranks */
+    int commutative; /* the operation commutes (1 when the collective takes none) */
+    int inplace;     /* MPI_IN_PLACE in a non-rooted collective */
+    int topology;    /* a switch-tree topology file is loaded */
+} autocoll_situation_t;
+/* NULL when an algorithm with these restrictions (AUTOCOLL_R_*) may run in situation s, else the
+ * first restriction violated, in words ("needs a power-of-two number of processes"). */
+const char *autocoll_restriction_reason(unsigned restrictions, const autocoll_situation_t *s);
+/* What one restriction flag needs, in words ("" for AUTOCOLL_R_NATIVE; NULL for a bit that is no
+ * restriction). */
+const char *autocoll_restriction_text(unsigned flag);
+
+/* The node layout the library uses for comm (MPI shared-memory domains, or the emulation set by
+ * AUTOCOLL_NODE_LAYOUT). Collective over comm the first time the library sees comm. */
+typedef struct {
+    int p;              /* communicator size */
+    int nodes;          /* nodes spanned */
+    int ppn;            /* ranks per node when uniform, else the largest node */
+    int uniform;        /* every node holds the same number of ranks */
+    char placement[16]; /* "single", "sequential", "cyclic" or "other" */
+} autocoll_layout_t;
+int autocoll_layout(MPI_Comm comm, autocoll_layout_t *l); /* MPI_SUCCESS or an MPI error */
 
 /* Names and listing. */
 const char *autocoll_coll_name(int coll);  /* NULL when out of range */

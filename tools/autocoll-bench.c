@@ -169,7 +169,7 @@ static int split_instances(const char *s, inst_t *out, int max) {
 
 /* The instances of coll named by -a (every registered one for "all"), with the restrictions
  * that exclude some of them here. Returns 0, or 2 after reporting a bad name. */
-static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t **out, int *nout) {
+static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, inst_t **out, int *nout) {
     const char *cname = autocoll_coll_name(coll);
     inst_t *list = NULL;
     int n = 0;
@@ -181,7 +181,7 @@ static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t
         for (int a = 0; list && a < autocoll_alg_count(coll); a++) {
             autocoll_alg_info_t in;
             autocoll_alg_info(coll, a, &in);
-            const char *why = acb_restriction_reason(in.restrictions, np, lay);
+            const char *why = acb_restriction_reason(in.restrictions, lay);
             for (int i = 0; i < autocoll_instance_count(coll, a) && n < total; i++) {
                 autocoll_instance_name(coll, a, i, list[n].name, sizeof list[n].name);
                 list[n].why = why;
@@ -209,7 +209,7 @@ static int build_list(int coll, const char *alg, const acb_layout_t *lay, inst_t
         autocoll_force(coll, NULL);
         autocoll_alg_info_t in;
         autocoll_alg_info(coll, a, &in);
-        list[i].why = acb_restriction_reason(in.restrictions, np, lay);
+        list[i].why = acb_restriction_reason(in.restrictions, lay);
         list[i].skip = list[i].why != NULL;
     }
     *out = list, *nout = n;
@@ -311,8 +311,9 @@ int main(int argc, char **argv) {
     MPI_Comm comm;
     PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    acb_layout_t lay;
-    acb_layout(comm, &lay);
+    autocoll_layout_t lay;
+    if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
+        lay = (autocoll_layout_t){.p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
     int open_ok = 1;
 
     /* Every instance list is checked before anything is measured. */
@@ -427,7 +428,7 @@ int main(int argc, char **argv) {
                     if (is_auto) printf("  %s", last);
                     printf("\n");
                     fflush(stdout);
-                    record(cname, in->name, is_auto ? last : NULL, acb_sel_bytes(coll, k.msg, np),
+                    record(cname, in->name, is_auto ? last : NULL, autocoll_selection_size(coll, k.msg, np),
                            mech.text, k.dkind != ACB_DT_BASIC ? acb_dtype_name(k.dkind) : NULL, &r);
                 }
                 if (r.errors) {
@@ -449,7 +450,7 @@ int main(int argc, char **argv) {
                             "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
                             "byte %lld of the output differs from the MPI library's "
                             "result%s%s\n",
-                            cname, is_auto ? last : in->name, k.msg, acb_sel_bytes(coll, k.msg, np),
+                            cname, is_auto ? last : in->name, k.msg, autocoll_selection_size(coll, k.msg, np),
                             np, opt.root, r.bad_rank, r.bad_iter, r.bad_offset,
                             r.bad_offset >= r.bad_len ? " (guard area after the data)" : "", how);
                     rc = 1;

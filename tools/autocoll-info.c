@@ -4,6 +4,7 @@
  *
  *   autocoll-info [COLLECTIVE]        table of algorithms (all collectives when none given)
  *   autocoll-info --instances [COLL]  every parameter instance, one per line ("coll name:p=v")
+ *   autocoll-info --restrictions      every restriction flag and what it needs
  *   autocoll-info --check FILE        validate a tuning table: every problem with its JSON
  *                                     location; exit 1 when there is any, 0 when clean
  *   autocoll-info --export-ompi IN OUT   Open MPI coll/tuned dynamic rules file from a table
@@ -16,6 +17,7 @@
 
 static int usage(void) {
     fprintf(stderr, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
+                    "       autocoll-info --restrictions\n"
                     "       autocoll-info --check TABLE\n"
                     "       autocoll-info --export-ompi TABLE OUT\n"
                     "       autocoll-info --export-mpich TABLE OUT\n"
@@ -63,8 +65,21 @@ static int export_table(const char *in, const char *out, int mpich) {
     return 0;
 }
 
+/* The library's catalogue of restrictions (the flags shown per algorithm). */
+static int restrictions(void) {
+    for (unsigned b = 0; b < 32; b++) {
+        const char *text = autocoll_restriction_text(1u << b);
+        char name[64];
+        if (!text) continue;
+        autocoll_restrictions_string(1u << b, name, sizeof name);
+        printf("%-14s %s\n", name, text[0] ? text : "(the MPI library's own collective: always runs)");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     int instances = 0, only = -1;
+    if (argc == 2 && !strcmp(argv[1], "--restrictions")) return restrictions();
     if (argc == 3 && !strcmp(argv[1], "--check")) return check(argv[2]);
     if (argc == 4 && !strcmp(argv[1], "--export-ompi")) return export_table(argv[2], argv[3], 0);
     if (argc == 4 && !strcmp(argv[1], "--export-mpich")) return export_table(argv[2], argv[3], 1);

@@ -24,7 +24,7 @@
  * cannot dispatch on it).
  *
  * Rules: autocoll_table_add_rule(coll, [p, p], nodes, ppn, [lo, hi), instance) in the library's
- * selection size (acb_sel_bytes: x p for allgatherv and reduce_scatter); nodes from
+ * selection size (autocoll_selection_size: x p for allgatherv and reduce_scatter); nodes from
  * MPI_Comm_split_type(SHARED) or AUTOCOLL_NODE_LAYOUT, ppn = ceil(p / nodes), the value the
  * library looks up. Provenance via autocoll_table_set_info.
  *
@@ -63,7 +63,7 @@
 
 static int me, np;
 static MPI_Comm comm;
-static acb_layout_t lay;
+static autocoll_layout_t lay;
 static acb_mech_t mech;
 static acb_opts_t opt = {"allgather,alltoall,allreduce,bcast,reduce", "b2b", 1, 1 << 20, 0, -1, 0};
 static double budget = 0;
@@ -555,7 +555,8 @@ int main(int argc, char **argv) {
 
     PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-    acb_layout(comm, &lay);
+    if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
+        lay = (autocoll_layout_t){.p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
     int ppn = (np + lay.nodes - 1) / lay.nodes;
     if (state_path && (rc = state_open(state_path)) != 0) {
         PMPI_Comm_free(&comm);
@@ -617,7 +618,7 @@ int main(int argc, char **argv) {
         for (int a = 0; algs[ci] && a < autocoll_alg_count(coll); a++) {
             autocoll_alg_info_t in;
             autocoll_alg_info(coll, a, &in);
-            const char *why = acb_restriction_reason(in.restrictions, np, &lay);
+            const char *why = acb_restriction_reason(in.restrictions, &lay);
             if (why) {
                 if (me == 0) printf("# %s %s: left out (%s)\n", in.coll, in.name, why);
                 continue;
@@ -668,8 +669,8 @@ int main(int argc, char **argv) {
         if (me == 0) {
             printf("# %s:\n", cname);
             for (int i = 0; i < nr; i++) {
-                unsigned long long lo = acb_sel_bytes(coll, rules[i].lo, np);
-                unsigned long long hi = i + 1 < nr ? acb_sel_bytes(coll, rules[i + 1].lo, np) : 0;
+                unsigned long long lo = autocoll_selection_size(coll, rules[i].lo, np);
+                unsigned long long hi = i + 1 < nr ? autocoll_selection_size(coll, rules[i + 1].lo, np) : 0;
                 if (coll == AUTOCOLL_BARRIER) lo = 0, hi = 0;
                 if (hi)
                     printf("%s [%llu, %llu) %s\n", cname, lo, hi, rules[i].inst);

@@ -1,9 +1,13 @@
 /*
- * autocoll internal interface shared by every layer.
+ * autocoll's core: the ground floor every layer stands on. Types of the registry (algorithms,
+ * parameters, instances) and of a call (argument record, per-communicator context), the list of
+ * collectives and the catalogue of restrictions, settings and process state, logs, datatypes,
+ * the rank-invariant call description, tags.
  *
- * Layers (DESIGN.md): pmpi -> core -> select -> coll -> sched. Data flows down only.
- * Internal names start with ac_; the library is built with hidden visibility and exports only
- * what is marked AC_EXPORT (MPI_*, autocoll_*).
+ * Layers (docs/registry.md, README): pmpi -> select -> coll -> sched -> core. Each layer
+ * includes only the headers of the layers below it; core includes none (checked by
+ * scripts/check-layers). Internal names start with ac_; the library is built with hidden
+ * visibility and exports only what is marked AC_EXPORT (MPI_*, autocoll_*).
  */
 #ifndef AC_H
 #define AC_H
@@ -57,6 +61,7 @@ typedef struct {
     int ncand;                    /* candidate values (the first is the default) */
     long cand[AC_MAX_CANDIDATES]; /* AC_PT_INT */
     char cand_alg[AC_MAX_CANDIDATES][AC_NAME_LEN]; /* AC_PT_ALG and AC_PT_STR */
+    const struct ac_alg *cand_ref[AC_MAX_CANDIDATES]; /* AC_PT_ALG: the records, set by the registry */
 } ac_param_t;
 
 typedef struct {
@@ -134,8 +139,8 @@ typedef enum {
 } ac_place_t;
 
 typedef struct {
-    int valid, inplace, commutative, src;
-    unsigned gen; /* ac_g.select_gen when chosen */
+    int valid, inplace, commutative, src, node_aware;
+    unsigned gen; /* the select layer's generation when chosen */
     size_t bytes;
     ac_inst_t inst;
 } ac_chosen_t;
@@ -162,14 +167,15 @@ typedef struct ac_ctx {
     /* Last instance served per collective (for autocoll_last_choice and tests; alg NULL: none). */
     ac_inst_t last[AUTOCOLL_NCOLL];
 
-    struct ac_adapt *adapt; /* adaptive-engine state (select/adapt.c), created on first use */
+    struct ac_adapt *adapt; /* the select layer's state of this context (opaque here): freed by
+                             * the hook set with ac_ctx_set_free_hook */
 
     int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
     int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 
     /* The last forced or table choice per collective and what it was chosen for: the same
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
-     * the same choice, so ac_select is skipped (pmpi/dispatch.c). */
+     * the same choice (kept and read by src/select/select.c). */
     ac_chosen_t chosen[AUTOCOLL_NCOLL];
 } ac_ctx_t;
 
@@ -206,35 +212,23 @@ typedef struct {
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
 } ac_settings_t;
 
+/* Where problems with settings go: whole lines appended to buf; lines that no longer fit are
+ * counted, and ac_errs_end then adds a last line saying how many were left out. */
+typedef struct {
+    char *buf;
+    size_t len;
+    int dropped;
+} ac_errs_t;
+void ac_errs_add(ac_errs_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ac_errs_end(ac_errs_t *e);
+
 /* Parse a block of "NAME=VALUE\n" lines (the AUTOCOLL_* environment) into s. Problems are
  * appended to err (one per line) and the default is kept for that setting. */
 void ac_settings_parse(ac_settings_t *s, const char *env_block, char *err, size_t errlen);
 /* The AUTOCOLL_* variables of this process as a "NAME=VALUE\n" block (malloc'ed). */
 char *ac_settings_env_block(void);
 
-/* Split "name[:k=v[,k=v...]]" and resolve it against the registry of coll. Returns 0 and fills
- * *inst, or -1 with a message in err. */
-int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t errlen);
-/* "name" or "name:k=v,..." with every parameter written. */
-void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
-long ac_param_int(const ac_inst_t *in, const char *name); /* aborts-free: -1 when missing */
-const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name);
-const char *ac_param_str(const ac_inst_t *in, const char *name); /* NULL when missing */
 
-/* registry.c */
-void ac_registry_init(void); /* idempotent; parses every param spec */
-int ac_alg_count(int coll);
-const ac_alg_t *ac_alg_get(int coll, int idx);
-const ac_alg_t *ac_alg_find(int coll, const char *name);
-const char *ac_coll_name(int coll);
-int ac_coll_from_name(const char *name); /* -1 when unknown */
-int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, size_t errlen);
-int ac_inst_count(const ac_alg_t *alg);
-void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out);
-void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
-/* 1 when running in on a context needs its node and leader communicators (ac_ctx_nodes): a
- * node-aware algorithm, or a composite running such a part with its own context. */
-int ac_inst_node_aware(const ac_inst_t *in);
 
 /* state.c: process-wide state */
 typedef struct {
@@ -242,18 +236,15 @@ typedef struct {
     int finalized;
     int thread_level;
     ac_settings_t set;
-    int have_forced[AUTOCOLL_NCOLL];
-    int forced_bad[AUTOCOLL_NCOLL]; /* AUTOCOLL_<COLL> did not parse */
-    ac_inst_t forced[AUTOCOLL_NCOLL];
     int world_rank;
-    autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
-    int tag_slots;           /* call tag ranges available below MPI_TAG_UB (AC_TAG) */
-    unsigned select_gen;     /* bumped by autocoll_force: choices cached by contexts are stale */
+    int tag_slots; /* call tag ranges available below MPI_TAG_UB (AC_TAG) */
 } ac_state_t;
 extern ac_state_t ac_g;
 void ac_lock(void);
 void ac_unlock(void);
-void ac_state_setup(int collective_settings); /* after PMPI_Init */
+/* After PMPI_Init: settings (rank 0's for everyone when collective is 1), tags, context keys.
+ * The caller sets ac_g.initialized once the layers above are set up too. */
+void ac_state_setup(int collective_settings);
 /* The bytes of a regular file (malloc'ed, at most max bytes; a FIFO or device is refused, never
  * opened for blocking), or NULL with the reason in why. */
 char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
@@ -263,8 +254,6 @@ void ac_state_teardown(void); /* before PMPI_Finalize */
 void ac_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Log once per distinct key string in this process. */
 void ac_log_once(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ac_stats_add(int coll, int alg, double seconds);
-void ac_stats_report(void); /* collective over MPI_COMM_WORLD; at finalize */
 
 /* context.c */
 int ac_ctx_get(MPI_Comm comm, ac_ctx_t **ctx); /* creates on first use (collective) */
@@ -277,6 +266,8 @@ ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter);
 /* The context of comm when it has one (no communication), else NULL. */
 ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
+/* Called with every context before it is freed (the layers above keep state in ctx->adapt). */
+void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx));
 /* Makes node_comm and leader_comm (collective over ctx->comm, agreed); MPI_SUCCESS when they
  * exist. A failure is remembered: node-aware algorithms are then not run on this context. */
 int ac_ctx_nodes(ac_ctx_t *ctx);
@@ -284,33 +275,28 @@ int ac_ctx_nodes(ac_ctx_t *ctx);
 /* args.c */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
-int ac_coll_rooted(int coll);       /* bcast, reduce, gather, scatter */
 
-/* select.c */
-typedef enum {
-    AC_SRC_NATIVE_DEFAULT = 0, /* mode native, or nothing else answered */
-    AC_SRC_FORCED,
-    AC_SRC_FALLBACK, /* forced but unusable: policy AUTOCOLL_ON_ERROR */
-    AC_SRC_TABLE,
-    AC_SRC_MODEL,
-    AC_SRC_ADAPTIVE,
-    AC_SRC_PROBE /* adaptive engine, measurement round */
-} ac_source_t;
-struct ac_ticket;
-/* Returns MPI_SUCCESS and the instance to run, or an MPI error code (policy "error"). When the
- * adaptive engine chose, *tk says so and ac_select_done must follow the call. */
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src,
-              struct ac_ticket *tk);
-void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, struct ac_ticket *tk, double seconds);
-const char *ac_source_name(ac_source_t s);
-/* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
-int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
-                      const char **why);
+/* coll.c: the list of collectives (include/autocoll_colls.def) and the catalogue of restrictions
+ * (restrictions.def) */
+const char *ac_coll_name(int coll);      /* NULL when out of range */
+int ac_coll_from_name(const char *name); /* -1 when unknown */
+int ac_coll_rooted(int coll);            /* bcast, reduce, gather, scatter */
+int ac_coll_reduces(int coll);           /* takes an MPI_Op */
+/* The selection size of the call (identical on every rank unless *local is set). */
+size_t ac_coll_bytes(const ac_args_t *a, int *local);
+/* NULL when every restriction in flags holds in s, else the reason of the first that fails. */
+const char *ac_restriction_reason(unsigned flags, const autocoll_situation_t *s);
 
-/* dispatch (pmpi/dispatch.c): the single path of every collective */
-int ac_dispatch(ac_args_t *a);
-/* 1 when a call on comm must go straight to PMPI_<Coll> (see pmpi/dispatch.c). */
-int ac_passthrough(MPI_Comm comm);
+/* inst.c: instances, read from the ac_alg_t records alone (no registry lookup) */
+int ac_inst_count(const ac_alg_t *alg); /* 0 when its parameter spec is malformed */
+void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out);
+void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
+/* "name" or "name:k=v,..." with every parameter written. */
+void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
+long ac_param_int(const ac_inst_t *in, const char *name); /* -1 when missing */
+const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name);
+const char *ac_param_str(const ac_inst_t *in, const char *name); /* NULL when missing */
+
 
 /* dtype.c: datatype helpers, all byte arithmetic in size_t / MPI_Aint */
 size_t ac_dt_size(MPI_Datatype t);
@@ -376,12 +362,6 @@ _Static_assert(AUTOCOLL_NCOLL <= AC_TAG_STRIDE / 2, "two tags per collective in 
         if (err != MPI_SUCCESS) goto fn_exit;                                                      \
     } while (0)
 
-/* ---------------------------------------------------------------- issue 22 (settings, select)
- * Added at the end to keep clear of concurrent edits above. */
-
-/* log.c: one call whose forced instance could not run (counted by the communicator's rank 0;
- * the summary at MPI_Finalize sums the counts over MPI_COMM_WORLD). */
-void ac_stats_fallback(int coll);
 /* state.c: 0 when the running MPI library is of the family this library was compiled for (or
  * when that cannot be told); otherwise 1 (stay dormant: pass every call through) or 2 (stop the
  * program) with the explanation in why ("" on ranks other than 0). Makes no MPI call but

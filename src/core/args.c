@@ -2,7 +2,8 @@
  * Completion of the argument record: in-place flag, commutativity and the selection size.
  *
  * The selection size `bytes` must be identical on every rank (DESIGN.md, agreement), so it is
- * defined per collective from arguments that MPI requires to match:
+ * defined per collective from arguments that MPI requires to match (the size column of
+ * autocoll_colls.def, computed by ac_coll_bytes in coll.c):
  *   allgather, alltoall            bytes of one block (recvcount x size(recvtype))
  *   allgatherv, reduce_scatter     total bytes of the result vector (sum of recvcounts)
  *   reduce_scatter_block           bytes of one block
@@ -13,14 +14,6 @@
  *                                  is set and nothing may be selected on it.
  */
 #include "ac.h"
-
-static size_t sum_counts(const int *c, int n) {
-    size_t s = 0;
-    if (!c) return 0;
-    for (int i = 0; i < n; i++)
-        s += c[i] > 0 ? (size_t)c[i] : 0;
-    return s;
-}
 
 void ac_args_finish(ac_args_t *a) {
     /* MPI_IN_PLACE is the send buffer everywhere except scatter, where the root passes it as the
@@ -33,40 +26,7 @@ void ac_args_finish(ac_args_t *a) {
         o != MPI_PROD && o != MPI_BAND && o != MPI_BOR && o != MPI_BXOR && o != MPI_LAND &&
         o != MPI_LOR && o != MPI_LXOR && o != MPI_MAXLOC && o != MPI_MINLOC)
         PMPI_Op_commutative(o, &a->commutative);
-    switch (a->coll) {
-    case AUTOCOLL_ALLGATHER:
-    case AUTOCOLL_ALLTOALL:
-    case AUTOCOLL_REDUCE_SCATTER_BLOCK:
-        a->bytes = (size_t)a->rcount * ac_dt_size(a->rtype);
-        break;
-    case AUTOCOLL_ALLGATHERV:
-    case AUTOCOLL_REDUCE_SCATTER:
-        a->bytes = sum_counts(a->rcounts, a->size) * ac_dt_size(a->rtype);
-        break;
-    case AUTOCOLL_BCAST:
-    case AUTOCOLL_REDUCE:
-    case AUTOCOLL_ALLREDUCE:
-        a->bytes = (size_t)a->rcount * ac_dt_size(a->rtype);
-        break;
-    case AUTOCOLL_GATHER:
-        a->bytes = a->rank == a->root ? (size_t)a->rcount * ac_dt_size(a->rtype)
-                                      : (size_t)a->scount * ac_dt_size(a->stype);
-        break;
-    case AUTOCOLL_SCATTER:
-        a->bytes = a->rank == a->root ? (size_t)a->scount * ac_dt_size(a->stype)
-                                      : (size_t)a->rcount * ac_dt_size(a->rtype);
-        break;
-    case AUTOCOLL_ALLTOALLV:
-        a->bytes = 0;
-        if (a->inplace)
-            a->bytes = sum_counts(a->rcounts, a->size) * ac_dt_size(a->rtype);
-        else
-            a->bytes = sum_counts(a->scounts, a->size) * ac_dt_size(a->stype);
-        a->bytes_local = 1;
-        break;
-    default:
-        a->bytes = 0;
-    }
+    a->bytes = ac_coll_bytes(a, &a->bytes_local);
 }
 
 size_t ac_size_class(size_t bytes) {
@@ -75,9 +35,4 @@ size_t ac_size_class(size_t bytes) {
     while (c <= bytes / 2)
         c *= 2;
     return c;
-}
-
-int ac_coll_rooted(int coll) {
-    return coll == AUTOCOLL_BCAST || coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_GATHER ||
-           coll == AUTOCOLL_SCATTER;
 }

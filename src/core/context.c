@@ -12,16 +12,21 @@
  * user frees the communicator, and for MPI_COMM_WORLD / MPI_COMM_SELF just before MPI_Finalize.
  * Attributes are not copied by MPI_Comm_dup: a duplicate gets its own context on first use.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ac.h"
-#include "../select/adapt.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
 static long next_id;
 
+static void (*free_hook)(ac_ctx_t *);
+void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx)) {
+    free_hook = fn;
+}
+
 static void ctx_destroy(ac_ctx_t *ctx) {
-    ac_adapt_ctx_free(ctx);
+    if (free_hook) free_hook(ctx);
     if (!ac_g.finalized) {
         if (ctx->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->leader_comm);
         if (ctx->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node_comm);
@@ -254,4 +259,23 @@ void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes) {
     ctx->scratch = p;
     ctx->scratch_size = bytes;
     return p;
+}
+
+AC_EXPORT int autocoll_layout(MPI_Comm comm, autocoll_layout_t *l) {
+    ac_ctx_t *ctx;
+    if (!l || comm == MPI_COMM_NULL || !ac_g.initialized || ac_g.finalized) return MPI_ERR_ARG;
+    int err = ac_ctx_get(comm, &ctx); /* collective on first use */
+    if (err != MPI_SUCCESS) return err;
+    int *count = calloc((size_t)ctx->nnodes, sizeof *count), largest = 0;
+    if (!count) return MPI_ERR_NO_MEM;
+    for (int r = 0; r < ctx->size; r++)
+        if (++count[ctx->node_of[r]] > largest) largest = count[ctx->node_of[r]];
+    free(count);
+    static const char *names[] = {"single", "sequential", "cyclic", "other"};
+    l->p = ctx->size;
+    l->nodes = ctx->nnodes;
+    l->ppn = largest;
+    l->uniform = ctx->ppn_uniform;
+    snprintf(l->placement, sizeof l->placement, "%s", names[ctx->placement]);
+    return MPI_SUCCESS;
 }

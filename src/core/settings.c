@@ -39,17 +39,9 @@ char *ac_settings_env_block(void) {
     return out;
 }
 
-/* Where problems go: whole lines appended to a caller's buffer; lines that no longer fit are
- * counted, and the last line then says how many were left out (the buffer keeps room for it). */
-typedef struct {
-    char *buf;
-    size_t len;
-    int dropped;
-} ac_errs_t;
 enum { AC_ERRS_RESERVE = 64 };
 
-static void add_err(ac_errs_t *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_err(ac_errs_t *e, const char *fmt, ...) {
+void ac_errs_add(ac_errs_t *e, const char *fmt, ...) {
     if (!e->len) return;
     char line[1024];
     va_list ap;
@@ -63,7 +55,7 @@ static void add_err(ac_errs_t *e, const char *fmt, ...) {
         e->dropped++;
 }
 
-static void end_errs(ac_errs_t *e) {
+void ac_errs_end(ac_errs_t *e) {
     if (!e->len || !e->dropped) return;
     size_t used = strlen(e->buf);
     char line[AC_ERRS_RESERVE];
@@ -182,99 +174,7 @@ static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_
     else
         snprintf(msg, sizeof msg, "expected a decimal %s in [%g, %g]",
                  n->kind == 'i' ? "integer" : "number", n->lo, n->hi);
-    add_err(err, "AUTOCOLL_%s='%.400s': %s; keeping the default\n", n->name, val, msg);
-}
-
-/* Length of the next entry of a candidate list: up to a ',' outside quotes, taking in the
- * "param=value" items that follow an instance (an instance with several parameters). */
-static size_t cand_entry(const char *p) {
-    size_t n = 0;
-    int quoted = 0;
-    for (;;) {
-        for (; p[n] && (quoted || p[n] != ','); n++)
-            if (p[n] == '"') quoted = !quoted;
-        if (p[n] != ',' || !memchr(p, ':', n)) return n;
-        /* the next item continues this instance when it is param=value (no ':' before '=') */
-        const char *next = p + n + 1;
-        size_t item = strcspn(next, ","), eq = strcspn(next, "=:");
-        if (eq >= item || next[eq] != '=') return n;
-        n++;
-    }
-}
-
-/* AUTOCOLL_CANDIDATES_<COLL>: each entry is an algorithm name (all its instances) or one of the
- * instances the adaptive engine tries (autocoll-info lists them). Entries are checked one by one;
- * a bad one is reported by name and ignored, the others are kept in canonical form (the form the
- * engine compares, src/select/adapt.c). No usable entry: every algorithm stays a candidate. */
-static void set_candidates(ac_settings_t *s, int c, const char *var, const char *val,
-                           ac_errs_t *err) {
-    char out[sizeof s->cand[0]] = "", entry[sizeof s->cand[0]], canon[sizeof s->cand[0]];
-    char inst_name[sizeof s->cand[0]];
-    size_t used = 0;
-    int bad = 0, good = 0;
-    for (const char *p = val; *p;) {
-        size_t n = cand_entry(p);
-        const char *b = p, *e = p + n;
-        p += n + (p[n] == ',');
-        while (b < e && isspace((unsigned char)*b))
-            b++;
-        while (e > b && isspace((unsigned char)e[-1]))
-            e--;
-        snprintf(entry, sizeof entry, "%.*s", (int)(e - b), b);
-        char msg[512] = "";
-        if (!entry[0]) {
-            snprintf(msg, sizeof msg, "empty entry");
-        } else if (!strchr(entry, ':')) {
-            if (!ac_alg_find(c, entry))
-                snprintf(msg, sizeof msg, "unknown %s algorithm (autocoll-info lists them)",
-                         ac_coll_name(c));
-            else
-                snprintf(canon, sizeof canon, "%s", entry);
-        } else {
-            ac_inst_t in;
-            if (ac_inst_parse(c, entry, &in, msg, sizeof msg) == 0) {
-                ac_inst_format(&in, canon, sizeof canon);
-                int tried = 0;
-                for (int i = 0; !tried && i < ac_inst_count(in.alg); i++) {
-                    ac_inst_t x;
-                    ac_inst_nth(in.alg, i, &x);
-                    ac_inst_format(&x, inst_name, sizeof inst_name);
-                    tried = !strcmp(inst_name, canon);
-                }
-                if (canon[strcspn(canon, ",\"")])
-                    snprintf(msg, sizeof msg,
-                             "cannot be listed: its full form '%.200s' holds ',' or '\"', which "
-                             "the comma-separated list cannot carry; list '%s' for all its "
-                             "instances",
-                             canon, in.alg->name);
-                else if (!tried)
-                    snprintf(msg, sizeof msg,
-                             "not one of the instances the adaptive engine tries (autocoll-info "
-                             "lists them)");
-            }
-        }
-        if (msg[0]) {
-            add_err(err, "%s: '%.200s': %s; entry ignored\n", var, entry, msg);
-            bad++;
-            continue;
-        }
-        /* skip a repeated entry; the canonical list fits since no entry grows past its text */
-        int dup = 0;
-        for (const char *q = out; *q && !dup; q += strcspn(q, ",") + (q[strcspn(q, ",")] == ','))
-            dup = strcspn(q, ",") == strlen(canon) && !strncmp(q, canon, strlen(canon));
-        if (dup) continue;
-        if (used + strlen(canon) + 2 > sizeof out) {
-            add_err(err, "%s: '%.200s': list too long; entry ignored\n", var, entry);
-            bad++;
-            continue;
-        }
-        used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", used ? "," : "", canon);
-        good++;
-    }
-    if (!good && bad)
-        add_err(err, "%s: no usable entry; the adaptive engine considers every %s algorithm\n", var,
-                ac_coll_name(c));
-    strcpy(s->cand[c], out);
+    ac_errs_add(err, "AUTOCOLL_%s='%.400s': %s; keeping the default\n", n->name, val, msg);
 }
 
 void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t errlen) {
@@ -295,7 +195,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
         size_t n = strcspn(p, "\n");
         char line[512];
         if (n >= sizeof line) {
-            add_err(err, "%.40s...: value too long, ignored\n", p);
+            ac_errs_add(err, "%.40s...: value too long, ignored\n", p);
             p += n + (p[n] == '\n');
             continue;
         }
@@ -319,7 +219,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
             else if (!strcmp(val, "error"))
                 s->on_error = AC_ONERR_ERROR;
             else
-                add_err(err, "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native\n",
+                ac_errs_add(err, "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native\n",
                         val);
         } else if (!strcmp(key, "NODE_LAYOUT")) {
             int kind = !strncmp(val, "block:", 6)    ? AC_LAYOUT_BLOCK
@@ -329,7 +229,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 s->node_layout = kind;
                 s->node_param = (int)x;
             } else if (strcmp(val, "auto") != 0) {
-                add_err(err,
+                ac_errs_add(err,
                         "AUTOCOLL_NODE_LAYOUT='%s': expected auto, block:N or cyclic:N; using "
                         "auto\n",
                         val);
@@ -340,7 +240,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
             for (int i = 0; i < 4; i++)
                 if (!strcmp(val, modes[i])) m = i;
             if (m < 0)
-                add_err(err,
+                ac_errs_add(err,
                         "AUTOCOLL_MODE='%s': expected adaptive, table, model or native; using "
                         "adaptive\n",
                         val);
@@ -350,40 +250,40 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
             if (!strcmp(val, "auto") || !strcmp(val, "mean") || !strcmp(val, "max"))
                 s->stat = !strcmp(val, "mean") ? 1 : !strcmp(val, "max") ? 2 : 0;
             else
-                add_err(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n", val);
+                ac_errs_add(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n", val);
         } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
             char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;
             if (strlen(val) >= sizeof s->table)
-                add_err(err, "%s: path too long, ignored\n", name);
+                ac_errs_add(err, "%s: path too long, ignored\n", name);
             else
                 strcpy(dst, val);
         } else if (!strcmp(key, "TEST_FAULT")) {
             s->fault = coll_of_suffix(val);
             if (s->fault < 0 && *val)
-                add_err(err, "AUTOCOLL_TEST_FAULT='%s': unknown collective\n", val);
+                ac_errs_add(err, "AUTOCOLL_TEST_FAULT='%s': unknown collective\n", val);
         } else if (!strncmp(key, "CANDIDATES_", 11) && coll_of_suffix(key + 11) >= 0) {
             int c = coll_of_suffix(key + 11);
             if (strlen(val) >= sizeof s->cand[c])
-                add_err(err, "%s: value too long, ignored\n", name);
-            else
-                set_candidates(s, c, name, val, err);
+                ac_errs_add(err, "%s: value too long, ignored\n", name);
+            else /* checked against the registry by ac_candidates_check (src/select/setup.c) */
+                strcpy(s->cand[c], val);
         } else {
             int c = coll_of_suffix(key);
             if (c >= 0) {
                 if (strlen(val) >= sizeof s->forced[c])
-                    add_err(err, "%s: value too long, ignored\n", name);
+                    ac_errs_add(err, "%s: value too long, ignored\n", name);
                 else
                     strcpy(s->forced[c], val);
             } else {
-                add_err(err, "%s: unknown variable (ignored; see docs/settings.md)\n", name);
+                ac_errs_add(err, "%s: unknown variable (ignored; see docs/settings.md)\n", name);
             }
         }
     }
     /* Mode table consults only the table (src/select/select.c): without one, every collective
      * that is not forced runs the MPI library's algorithm, as in mode native. */
     if (s->mode == AC_MODE_TABLE && !s->table[0])
-        add_err(err, "AUTOCOLL_MODE=table without AUTOCOLL_TABLE: no table to consult, so every "
+        ac_errs_add(err, "AUTOCOLL_MODE=table without AUTOCOLL_TABLE: no table to consult, so every "
                      "collective that is not forced runs the MPI library's algorithm (as "
                      "AUTOCOLL_MODE=native)\n");
-    end_errs(err);
+    ac_errs_end(err);
 }

@@ -1,10 +1,11 @@
 /*
- * Process-wide state: settings, forced instances, the lock for shared tables.
+ * Process-wide state: settings, the call tag ranges, the lock for shared tables, file reading
+ * and the check that the running MPI is the one this library was built for.
  *
  * Thread safety: under MPI_THREAD_MULTIPLE concurrent collectives on different communicators are
  * safe. Per-communicator contexts are touched only by the thread running a collective on that
  * communicator (MPI already requires collectives on one communicator to be serialized); the
- * process-wide tables (forcing, logs, statistics) are guarded by one mutex.
+ * process-wide tables (logs, statistics, the select layer's forcing) are guarded by one mutex.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +16,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "ac.h"
-#include "../select/adapt.h"
-#include "../select/table.h"
 
 ac_state_t ac_g;
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -25,35 +24,6 @@ void ac_lock(void) {
 }
 void ac_unlock(void) {
     pthread_mutex_unlock(&mtx);
-}
-
-/* Resolve the AUTOCOLL_<COLL> settings into instances; called with the lock held. */
-static void resolve_forced(void) {
-    for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
-        ac_g.have_forced[c] = 0;
-        ac_g.forced_bad[c] = 0;
-        if (!ac_g.set.forced[c][0]) continue;
-        char err[256];
-        if (ac_inst_parse(c, ac_g.set.forced[c], &ac_g.forced[c], err, sizeof err) == 0) {
-            ac_g.have_forced[c] = 1;
-        } else {
-            ac_g.forced_bad[c] = 1;
-            char var[64];
-            size_t k = 0;
-            for (const char *n = ac_coll_name(c); *n && k + 1 < sizeof var; n++)
-                var[k++] = (char)(*n >= 'a' && *n <= 'z' ? *n - 32 : *n);
-            var[k] = '\0';
-            if (ac_g.world_rank == 0)
-                ac_log("AUTOCOLL_%s: %s; %s", var, err,
-                       ac_g.set.on_error == AC_ONERR_ERROR
-                           ? "calls will fail (AUTOCOLL_ON_ERROR=error)"
-                           : "the MPI library's algorithm is used");
-        }
-    }
-}
-
-static void table_report(void *arg, const char *where, const char *msg) {
-    ac_log("AUTOCOLL_TABLE=%s: %s: %s", (const char *)arg, where, msg);
 }
 
 static const char *file_kind(mode_t m) {
@@ -132,84 +102,8 @@ char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t 
     return buf;
 }
 
-/* AUTOCOLL_TABLE_OUT is written at MPI_Finalize (src/select/adapt.c); say at MPI_Init, with the
- * reason, when that cannot work: the path names a directory, or its directory does not exist
- * or cannot be written (the table is written to a temporary file there, then renamed; an
- * existing device or pipe is written in place, ac_table_write_atomic). */
-static void check_table_out(void) {
-    const char *path = ac_g.set.table_out;
-    char dir[sizeof ac_g.set.table_out];
-    struct stat st;
-    if (!path[0] || ac_g.world_rank != 0) return;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ac_log("AUTOCOLL_TABLE_OUT=%s: is a directory; the learned table cannot be written", path);
-        return;
-    }
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a device or pipe: written in place */
-        if (access(path, W_OK) != 0)
-            ac_log("AUTOCOLL_TABLE_OUT=%s: cannot write: %s; the learned table will not be written",
-                   path, strerror(errno));
-        return;
-    }
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    if (access(dir, W_OK | X_OK) != 0)
-        ac_log("AUTOCOLL_TABLE_OUT=%s: cannot write in directory '%s': %s; the learned table "
-               "will not be written",
-               path, dir, strerror(errno));
-}
-
-/* AUTOCOLL_TABLE: rank 0 reads the file and broadcasts it, so every rank parses the same
- * bytes (collective setup); problems are reported by rank 0 only. */
-static void load_table(int collective) {
-    const char *path = ac_g.set.table;
-    char why[300] = "";
-    size_t len = 0;
-    char *buf = NULL;
-    check_table_out();
-    if (!path[0]) return;
-    if (!collective || ac_g.world_rank == 0) buf = ac_table_read_file(path, &len, why, sizeof why);
-    if (collective) {
-        long n = buf ? (long)len : -1;
-        PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        if (n >= 0 && ac_g.world_rank != 0) {
-            buf = malloc((size_t)n + 1);
-            len = (size_t)n;
-        }
-        /* Every rank must take part in the broadcast, even one out of memory. */
-        int ok = buf != NULL || n < 0, all = 0;
-        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (n >= 0 && all) PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        if (n >= 0 && !all) {
-            free(buf);
-            buf = NULL;
-            snprintf(why, sizeof why, "out of memory");
-        }
-    }
-    int problems = 0, report = ac_g.world_rank == 0;
-    if (buf)
-        ac_g.table = autocoll_table_parse(buf, (unsigned long long)len,
-                                          report ? table_report : NULL, (void *)path, &problems);
-    if (report && !ac_g.table)
-        ac_log("AUTOCOLL_TABLE=%s: %s; not using a table%s", path, buf ? "unusable" : why,
-               ac_g.set.mode == AC_MODE_TABLE ? " (AUTOCOLL_MODE=table: every collective that is "
-                                                "not forced runs the MPI library's algorithm)"
-                                              : "");
-    else if (report && ac_g.set.verbose >= 1)
-        ac_log("AUTOCOLL_TABLE=%s: %d rules loaded%s", path, autocoll_table_rule_count(ac_g.table),
-               problems ? " (problems above were skipped)" : "");
-    free(buf);
-}
-
 void ac_state_setup(int collective) {
     if (ac_g.initialized) return;
-    ac_registry_init();
     PMPI_Comm_rank(MPI_COMM_WORLD, &ac_g.world_rank);
     /* Tag ranges of the calls (AC_TAG): as many as fit below MPI_TAG_UB (at least 32767). */
     int *ub = NULL, flag = 0;
@@ -240,22 +134,13 @@ void ac_state_setup(int collective) {
         for (char *line = strtok(err, "\n"); line; line = strtok(NULL, "\n"))
             ac_log("%s", line);
     }
-    ac_lock();
-    resolve_forced();
-    ac_unlock();
-    load_table(collective);
     ac_ctx_init_keyval();
-    ac_g.initialized = 1;
 }
 
 void ac_state_teardown(void) {
     if (!ac_g.initialized || ac_g.finalized) return;
-    if (ac_g.set.verbose >= 1) ac_stats_report();
     ac_ctx_free_all();
     ac_sig_teardown();
-    ac_adapt_finalize();
-    autocoll_table_free(ac_g.table);
-    ac_g.table = NULL;
     ac_g.finalized = 1;
 }
 
@@ -321,32 +206,6 @@ int ac_mpi_abi_check(char *why, size_t len) {
 #else
     return 0;
 #endif
-}
-
-AC_EXPORT int autocoll_force(int coll, const char *spec) {
-    if (coll < 0 || coll >= AUTOCOLL_NCOLL) return MPI_ERR_ARG;
-    int rc = MPI_SUCCESS;
-    ac_lock();
-    if (!spec || !*spec) {
-        ac_g.have_forced[coll] = 0;
-        ac_g.forced_bad[coll] = 0;
-        ac_g.set.forced[coll][0] = '\0';
-    } else {
-        char err[256];
-        ac_inst_t in;
-        if (ac_inst_parse(coll, spec, &in, err, sizeof err) == 0) {
-            ac_g.forced[coll] = in;
-            ac_g.have_forced[coll] = 1;
-            ac_g.forced_bad[coll] = 0;
-            snprintf(ac_g.set.forced[coll], sizeof ac_g.set.forced[coll], "%s", spec);
-        } else {
-            if (ac_g.set.verbose) ac_log("autocoll_force(%s): %s", ac_coll_name(coll), err);
-            rc = MPI_ERR_ARG;
-        }
-    }
-    __atomic_add_fetch(&ac_g.select_gen, 1, __ATOMIC_RELEASE); /* cached choices are stale */
-    ac_unlock();
-    return rc;
 }
 
 AC_EXPORT const char *autocoll_version(void) {

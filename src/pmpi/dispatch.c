@@ -11,8 +11,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "../core/ac.h"
-#include "../select/adapt.h"
+#include "pmpi.h"
 
 static AC_TLS int depth;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -26,8 +25,10 @@ int ac_passthrough(MPI_Comm comm) {
         if (!ini || fin) return 1;
         /* MPI was initialised without our MPI_Init (e.g. from Fortran): local settings only. */
         pthread_mutex_lock(&setup_mtx);
-        if (!ac_g.initialized) PMPI_Query_thread(&ac_g.thread_level);
-        ac_state_setup(0);
+        if (!ac_g.initialized) {
+            PMPI_Query_thread(&ac_g.thread_level);
+            ac_setup(0);
+        }
         pthread_mutex_unlock(&setup_mtx);
     }
     if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
@@ -85,27 +86,23 @@ static int args_invalid(const ac_args_t *a) {
 }
 
 static int run_native(ac_args_t *a) {
-    ac_inst_t in;
-    ac_inst_default(ac_alg_find(a->coll, "native"), &in);
-    return in.alg->fn(a, &in, NULL);
-}
-
-static void run_native_instead(ac_inst_t *in, int coll) {
-    ac_inst_default(ac_alg_find(coll, "native"), in);
+    ac_choice_t ch;
+    ac_select_native(a->coll, &ch);
+    return ch.inst.alg->fn(a, &ch.inst, NULL);
 }
 
 /* Run instance in. A library algorithm sees the call in rank-invariant units (core/sig.c); the
  * MPI library's collective gets the caller's own description. A node-aware instance first gets
  * its node and leader communicators (made once per context, agreed); when they cannot be made
  * the MPI library runs the call. */
-static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
-    if (!(in->alg->flags & AUTOCOLL_R_NATIVE) && ctx->nodes != 1 && ac_inst_node_aware(in) &&
-        ac_ctx_nodes(ctx) != MPI_SUCCESS) {
+static int run(ac_args_t *a, ac_choice_t *ch, ac_ctx_t *ctx) {
+    const ac_inst_t *in = &ch->inst;
+    if (ch->node_aware && ctx->nodes != 1 && ac_ctx_nodes(ctx) != MPI_SUCCESS) {
         if (ctx->rank == 0)
             ac_log_once("nodes-fail", "cannot create node communicators (the MPI library has no "
                                       "communicator left?): the MPI library's collectives run "
                                       "instead of node-aware algorithms on such communicators");
-        run_native_instead(in, a->coll);
+        ac_select_native(a->coll, ch);
     }
     if ((in->alg->flags & AUTOCOLL_R_NATIVE) || !ac_sig_applies(a->coll))
         return in->alg->fn(a, in, ctx);
@@ -118,7 +115,7 @@ static int run(ac_args_t *a, ac_inst_t *in, ac_ctx_t *ctx) {
                         "%s of %zu B per block: no common unit of at most INT_MAX "
                         "elements; the MPI library's collective runs such calls",
                         ac_coll_name(a->coll), a->bytes);
-        run_native_instead(in, a->coll);
+        ac_select_native(a->coll, ch);
         return in->alg->fn(a, in, ctx);
     }
     if (err != MPI_SUCCESS) return err;
@@ -209,61 +206,38 @@ int ac_dispatch(ac_args_t *a) {
         goto fn_exit;
     }
 
-    /* One process, or no data (sizes agree on every rank): one right answer, which the MPI
-     * library gives; no key, no probing, no engine state, unless an instance is forced. */
-    if ((a->size == 1 || (a->bytes == 0 && !a->bytes_local && a->coll != AUTOCOLL_BARRIER)) &&
-        !ac_g.have_forced[a->coll] && !ac_g.forced_bad[a->coll]) {
-        err = run_native(a);
-        ac_inst_default(ac_alg_find(a->coll, "native"), &ctx->last[a->coll]);
+    ac_choice_t ch;
+    err = ac_select(ctx, a, &ch);
+    if (ch.forced_unusable && ctx->rank == 0) ac_stats_fallback(a->coll); /* once per call */
+    if (err != MPI_SUCCESS) {
+        PMPI_Comm_call_errhandler(a->ucomm, err);
         goto fn_exit;
     }
-
-    ac_inst_t in;
-    ac_source_t src;
-    ac_ticket_t tk = {0};
-    unsigned gen = __atomic_load_n(&ac_g.select_gen, __ATOMIC_ACQUIRE);
-    ac_chosen_t *ch = &ctx->chosen[a->coll];
-    if (ch->valid && ch->gen == gen && ch->bytes == a->bytes && ch->inplace == a->inplace &&
-        ch->commutative == a->commutative) {
-        ac_inst_copy(&in, &ch->inst);
-        src = (ac_source_t)ch->src;
-    } else {
-        err = ac_select(ctx, a, &in, &src, &tk);
-        if (err != MPI_SUCCESS) {
-            PMPI_Comm_call_errhandler(a->ucomm, err);
-            goto fn_exit;
-        }
-        /* Forced and table choices depend only on the key above; the engine decides per call. */
-        ch->valid = src == AC_SRC_FORCED || src == AC_SRC_TABLE ||
-                    (src == AC_SRC_NATIVE_DEFAULT && ac_g.set.mode == AC_MODE_NATIVE);
-        if (ch->valid) {
-            ch->gen = gen;
-            ch->bytes = a->bytes;
-            ch->inplace = a->inplace;
-            ch->commutative = a->commutative;
-            ch->src = src;
-            ac_inst_copy(&ch->inst, &in);
-        }
+    if (ch.src == AC_SRC_TRIVIAL) { /* nothing to log, time or check */
+        err = ch.inst.alg->fn(a, &ch.inst, NULL);
+        ac_inst_copy(&ctx->last[a->coll], &ch.inst);
+        goto fn_exit;
     }
     int verbose = ac_g.set.verbose;
     if (ac_g.set.check || (verbose >= 1 && ctx->rank == 0)) {
         char name[128];
-        ac_inst_format(&in, name, sizeof name);
+        ac_inst_format(&ch.inst, name, sizeof name);
         if (ac_g.set.check) check_agreement(ctx, a, name);
-        int quiet = src == AC_SRC_PROBE || (src == AC_SRC_ADAPTIVE && verbose < 2);
-        if (verbose >= 1 && ctx->rank == 0 && !quiet) log_decision(ctx, a, name, src);
+        int quiet = ch.src == AC_SRC_PROBE || (ch.src == AC_SRC_ADAPTIVE && verbose < 2);
+        if (verbose >= 1 && ctx->rank == 0 && !quiet) log_decision(ctx, a, name, ch.src);
     }
-    int timed = tk.entry != NULL || verbose >= 1;
+    int timed = ch.tk.entry != NULL || verbose >= 1;
     double t0 = timed ? PMPI_Wtime() : 0;
-    err = run(a, &in, ctx);
+    err = run(a, &ch, ctx);
     double dt = timed ? PMPI_Wtime() - t0 : 0;
-    if (verbose >= 1) ac_stats_add(a->coll, in.alg->index, dt); /* reported only then */
-    if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in.alg->flags & AUTOCOLL_R_NATIVE))
+    const ac_inst_t *in = &ch.inst; /* what ran (the MPI library's if run() fell back) */
+    if (verbose >= 1) ac_stats_add(a->coll, in->alg->index, dt); /* reported only then */
+    if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in->alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);
-    ac_select_done(ctx, a, &tk, dt);
-    ac_inst_copy(&ctx->last[a->coll], &in); /* what ran (the MPI library's if run() fell back) */
+    ac_select_done(ctx, a, &ch, dt);
+    ac_inst_copy(&ctx->last[a->coll], in);
     /* The native path has already applied the user's error handler. */
-    if (err != MPI_SUCCESS && !(in.alg->flags & AUTOCOLL_R_NATIVE))
+    if (err != MPI_SUCCESS && !(in->alg->flags & AUTOCOLL_R_NATIVE))
         PMPI_Comm_call_errhandler(a->ucomm, err);
 fn_exit:
     depth--;

@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "../core/ac.h"
+#include "pmpi.h"
 
 #define SITE __builtin_return_address(0)
 
@@ -308,7 +308,7 @@ AC_EXPORT int MPI_Init(int *argc, char ***argv) {
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = MPI_THREAD_SINGLE;
-        ac_state_setup(1);
+        ac_setup(1);
     }
     return err;
 }
@@ -318,12 +318,26 @@ AC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = *provided;
-        ac_state_setup(1);
+        ac_setup(1);
     }
     return err;
 }
 
+void ac_setup(int collective) {
+    if (ac_g.initialized) return;
+    ac_state_setup(collective);
+    ac_select_setup(collective);
+    ac_g.initialized = 1; /* last: ac_passthrough lets calls in from here on */
+}
+
+void ac_teardown(void) {
+    if (!ac_g.initialized || ac_g.finalized) return;
+    if (ac_g.set.verbose >= 1) ac_stats_report();
+    ac_state_teardown(); /* contexts (the engine keeps what they learned), finalized */
+    ac_select_teardown(); /* the engine's summary and learned table */
+}
+
 AC_EXPORT int MPI_Finalize(void) {
-    ac_state_teardown();
+    ac_teardown();
     return PMPI_Finalize();
 }

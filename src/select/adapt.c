@@ -608,8 +608,8 @@ static void write_table(autocoll_table_t *t, const char *all) {
                    MPI_SUCCESS;
         p += n + (p[n] == '\n');
     }
-    for (int i = 0; ac_g.table && i < ac_g.table->nrules; i++)
-        if (ac_table_push(t, &ac_g.table->rules[i]) != 0) break;
+    for (int i = 0; ac_sel.table && i < ac_sel.table->nrules; i++)
+        if (ac_table_push(t, &ac_sel.table->rules[i]) != 0) break;
     errno = 0;
     if (autocoll_table_write(t, ac_g.set.table_out) != MPI_SUCCESS) {
         int e = errno;

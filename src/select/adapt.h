@@ -5,14 +5,8 @@
 #ifndef AC_ADAPT_H
 #define AC_ADAPT_H
 
-#include "../core/ac.h"
+#include "select.h" /* ac_ticket_t */
 
-/* What the selector hands back to the dispatcher for a call served by the engine. */
-typedef struct ac_ticket {
-    void *entry; /* NULL when the engine did not choose */
-    int cand;
-    int probe; /* 1 during a measurement round */
-} ac_ticket_t;
 
 /* Adaptive choice for this call (mode adaptive). Returns MPI_SUCCESS with *out set and the
  * ticket filled, or an MPI error (then the caller falls back). Collective: may measure the

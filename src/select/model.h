@@ -11,7 +11,7 @@
 #ifndef AC_MODEL_H
 #define AC_MODEL_H
 
-#include "../core/ac.h"
+#include "select.h"
 
 /* Network parameters. alpha: seconds per message; beta: seconds per byte; for pairs on
  * different nodes (inter) and on the same node (intra); gamma: seconds per byte reduced.

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "../core/ac.h"
+#include "select.h"
 
 #include "../coll/algs.h"
 
@@ -63,33 +63,22 @@ AC_END AC_LIST(barrier)
     AC_FITS(allgather) AC_FITS(allgatherv) AC_FITS(alltoall) AC_FITS(alltoallv) AC_FITS(bcast)
         AC_FITS(reduce) AC_FITS(allreduce) AC_FITS(reduce_scatter) AC_FITS(reduce_scatter_block)
             AC_FITS(gather) AC_FITS(scatter) AC_FITS(barrier) static struct {
-    const char *name;
     ac_alg_t *algs;
     int n;
 } colls[AUTOCOLL_NCOLL] = {
-    {"allgather", algs_allgather, AC_N(algs_allgather)},
-    {"allgatherv", algs_allgatherv, AC_N(algs_allgatherv)},
-    {"alltoall", algs_alltoall, AC_N(algs_alltoall)},
-    {"alltoallv", algs_alltoallv, AC_N(algs_alltoallv)},
-    {"bcast", algs_bcast, AC_N(algs_bcast)},
-    {"reduce", algs_reduce, AC_N(algs_reduce)},
-    {"allreduce", algs_allreduce, AC_N(algs_allreduce)},
-    {"reduce_scatter", algs_reduce_scatter, AC_N(algs_reduce_scatter)},
-    {"reduce_scatter_block", algs_reduce_scatter_block, AC_N(algs_reduce_scatter_block)},
-    {"gather", algs_gather, AC_N(algs_gather)},
-    {"scatter", algs_scatter, AC_N(algs_scatter)},
-    {"barrier", algs_barrier, AC_N(algs_barrier)},
+    {algs_allgather, AC_N(algs_allgather)},
+    {algs_allgatherv, AC_N(algs_allgatherv)},
+    {algs_alltoall, AC_N(algs_alltoall)},
+    {algs_alltoallv, AC_N(algs_alltoallv)},
+    {algs_bcast, AC_N(algs_bcast)},
+    {algs_reduce, AC_N(algs_reduce)},
+    {algs_allreduce, AC_N(algs_allreduce)},
+    {algs_reduce_scatter, AC_N(algs_reduce_scatter)},
+    {algs_reduce_scatter_block, AC_N(algs_reduce_scatter_block)},
+    {algs_gather, AC_N(algs_gather)},
+    {algs_scatter, AC_N(algs_scatter)},
+    {algs_barrier, AC_N(algs_barrier)},
 };
-
-const char *ac_coll_name(int coll) {
-    return (coll >= 0 && coll < AUTOCOLL_NCOLL) ? colls[coll].name : NULL;
-}
-
-int ac_coll_from_name(const char *name) {
-    for (int c = 0; name && c < AUTOCOLL_NCOLL; c++)
-        if (strcmp(colls[c].name, name) == 0) return c;
-    return -1;
-}
 
 static int parse_long(const char **p, long *out) {
     char *end;
@@ -259,7 +248,7 @@ static const struct {
 /* How composite c runs the part of its parameter q (AC_STAGE_*), 0 when not audited. */
 static int part_stage(const ac_alg_t *c, const ac_param_t *q) {
     for (size_t i = 0; i < sizeof part_stages / sizeof part_stages[0]; i++)
-        if (!strcmp(part_stages[i].coll, colls[c->coll].name) &&
+        if (!strcmp(part_stages[i].coll, ac_coll_name(c->coll)) &&
             !strcmp(part_stages[i].alg, c->name) && !strcmp(part_stages[i].param, q->name))
             return part_stages[i].stage;
     return 0;
@@ -286,7 +275,7 @@ static int part_reaches(const ac_alg_t *p, const ac_alg_t *c, int depth) {
 /* 1 when p is in node_aware_algs. */
 static int listed_node_aware(const ac_alg_t *p) {
     for (size_t i = 0; i < sizeof node_aware_algs / sizeof node_aware_algs[0]; i++)
-        if (!strcmp(node_aware_algs[i].coll, colls[p->coll].name) &&
+        if (!strcmp(node_aware_algs[i].coll, ac_coll_name(p->coll)) &&
             !strcmp(node_aware_algs[i].alg, p->name))
             return 1;
     return 0;
@@ -399,7 +388,7 @@ static void registry_build(void) {
             if (a->nparam < 0) {
                 /* A malformed spec is a build defect; the unit tests catch it. Keep the algorithm
                  * usable with its defaults impossible: mark it as having no instances. */
-                fprintf(stderr, "autocoll: registry: %s.%s: %s\n", colls[c].name, a->name, err);
+                fprintf(stderr, "autocoll: registry: %s.%s: %s\n", ac_coll_name(c), a->name, err);
                 a->nparam = -1;
             }
         }
@@ -413,12 +402,13 @@ static void registry_build(void) {
                 for (int j = 0; a->param[k].type == AC_PT_ALG && j < a->param[k].ncand; j++) {
                     const ac_alg_t *part = find_alg(a->param[k].ref_coll, a->param[k].cand_alg[j]);
                     char err[256];
+                    a->param[k].cand_ref[j] = part; /* core reads instances without lookups */
                     if (!part)
                         snprintf(err, sizeof err, "%s is not a %s algorithm",
-                                 a->param[k].cand_alg[j], colls[a->param[k].ref_coll].name);
+                                 a->param[k].cand_alg[j], ac_coll_name(a->param[k].ref_coll));
                     else if (part_check(a, &a->param[k], part, err, sizeof err) == 0)
                         continue;
-                    fprintf(stderr, "autocoll: registry: %s.%s: %s\n", colls[c].name, a->name, err);
+                    fprintf(stderr, "autocoll: registry: %s.%s: %s\n", ac_coll_name(c), a->name, err);
                     a->nparam = -1;
                     break;
                 }
@@ -442,53 +432,6 @@ const ac_alg_t *ac_alg_get(int coll, int idx) {
 const ac_alg_t *ac_alg_find(int coll, const char *name) {
     ac_registry_init();
     return (coll >= 0 && coll < AUTOCOLL_NCOLL && name) ? find_alg(coll, name) : NULL;
-}
-
-int ac_inst_count(const ac_alg_t *alg) {
-    if (alg->nparam < 0) return 0;
-    int n = 1;
-    for (int k = 0; k < alg->nparam; k++)
-        n *= alg->param[k].ncand;
-    return n;
-}
-
-/* Instance i in mixed radix: the first parameter varies slowest. */
-void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out) {
-    memset(out, 0, sizeof *out);
-    out->alg = alg;
-    for (int k = alg->nparam - 1; k >= 0; k--) {
-        const ac_param_t *q = &alg->param[k];
-        int j = i % q->ncand;
-        i /= q->ncand;
-        if (q->type == AC_PT_INT)
-            out->val[k].i = q->cand[j];
-        else if (q->type == AC_PT_ALG)
-            out->val[k].alg = ac_alg_find(q->ref_coll, q->cand_alg[j]);
-        else
-            snprintf(out->val[k].s, sizeof out->val[k].s, "%s", q->cand_alg[j]);
-    }
-}
-
-void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out) {
-    ac_inst_nth(alg, 0, out);
-}
-
-void ac_inst_format(const ac_inst_t *in, char *buf, size_t len) {
-    size_t used = (size_t)snprintf(buf, len, "%s", in->alg ? in->alg->name : "?");
-    for (int k = 0; in->alg && k < in->alg->nparam && used < len; k++) {
-        const ac_param_t *q = &in->alg->param[k];
-        if (q->type == AC_PT_INT)
-            used += (size_t)snprintf(buf + used, len - used, "%c%s=%ld", k ? ',' : ':', q->name,
-                                     in->val[k].i);
-        else if (q->type == AC_PT_ALG)
-            used += (size_t)snprintf(buf + used, len - used, "%c%s=%s", k ? ',' : ':', q->name,
-                                     in->val[k].alg ? in->val[k].alg->name : "?");
-        else /* quoted when the string holds a separator of this syntax */
-            used += (size_t)snprintf(buf + used, len - used,
-                                     in->val[k].s[strcspn(in->val[k].s, ",:=; \"")] ? "%c%s=\"%s\""
-                                                                                    : "%c%s=%s",
-                                     k ? ',' : ':', q->name, in->val[k].s);
-    }
 }
 
 int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t errlen) {
@@ -587,35 +530,8 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
     return 0;
 }
 
-long ac_param_int(const ac_inst_t *in, const char *name) {
-    for (int k = 0; k < in->alg->nparam; k++)
-        if (in->alg->param[k].type == AC_PT_INT && strcmp(in->alg->param[k].name, name) == 0)
-            return in->val[k].i;
-    return -1;
-}
-
-const char *ac_param_str(const ac_inst_t *in, const char *name) {
-    for (int k = 0; k < in->alg->nparam; k++)
-        if (in->alg->param[k].type == AC_PT_STR && strcmp(in->alg->param[k].name, name) == 0)
-            return in->val[k].s;
-    return NULL;
-}
-
-const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name) {
-    for (int k = 0; k < in->alg->nparam; k++)
-        if (in->alg->param[k].type == AC_PT_ALG && strcmp(in->alg->param[k].name, name) == 0)
-            return in->val[k].alg;
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- public listing API */
 
-AC_EXPORT const char *autocoll_coll_name(int coll) {
-    return ac_coll_name(coll);
-}
-AC_EXPORT int autocoll_coll_from_name(const char *name) {
-    return ac_coll_from_name(name);
-}
 AC_EXPORT int autocoll_alg_count(int coll) {
     return ac_alg_count(coll);
 }
@@ -623,7 +539,7 @@ AC_EXPORT int autocoll_alg_count(int coll) {
 AC_EXPORT int autocoll_alg_info(int coll, int idx, autocoll_alg_info_t *info) {
     const ac_alg_t *a = ac_alg_get(coll, idx);
     if (!a || !info) return MPI_ERR_ARG;
-    info->coll = colls[coll].name;
+    info->coll = ac_coll_name(coll);
     info->name = a->name;
     info->group = a->group;
     info->restrictions = a->flags;
@@ -650,17 +566,3 @@ AC_EXPORT int autocoll_instance_name(int coll, int idx, int i, char *buf, int le
     return n;
 }
 
-AC_EXPORT int autocoll_restrictions_string(unsigned r, char *buf, int len) {
-    static const char *names[] = {"POF2",       "EVEN_P",        "COMMUTATIVE",
-                                  "NO_INPLACE", "MULTINODE",     "UNIFORM_PPN",
-                                  "P2",         "TOPOLOGY_FILE", "NATIVE"};
-    if (!buf || len <= 0) return MPI_ERR_ARG;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
-        if (r & (1u << b))
-            used += (size_t)snprintf(buf + used, used < (size_t)len ? (size_t)len - used : 0,
-                                     "%s%s", used ? "|" : "", names[b]);
-    if (!used) snprintf(buf, (size_t)len, "-");
-    return MPI_SUCCESS;
-}

@@ -1,8 +1,13 @@
 /*
- * Selection policy (DESIGN.md): forced (AUTOCOLL_<COLL> or autocoll_force) > tuning table
- * (AUTOCOLL_TABLE, first matching rule whose algorithm can run the call) > by AUTOCOLL_MODE:
- * adaptive engine (default), cost-model prediction (model), the MPI library's algorithm
- * (table, native). Mode native ignores the table too. Returns one algorithm instance.
+ * Selection policy (DESIGN.md), an ordered table of stages (`stages` below), the first that
+ * answers chooses: forced (AUTOCOLL_<COLL> or autocoll_force) > tuning table (AUTOCOLL_TABLE,
+ * first matching rule whose algorithm can run the call) > cost-model prediction (mode model) >
+ * adaptive engine (mode adaptive, the default) > the MPI library's algorithm. Mode native
+ * ignores the table too. Returns one algorithm instance in a choice record.
+ *
+ * Before the stages: one process or no data has one right answer (the MPI library's, unless an
+ * instance is forced; no key, no engine state), and a forced or table choice made for the same
+ * inputs on this context is reused (ctx->chosen: the per-call path skips the stages).
  *
  * Agreement: every input used here is identical on every rank (registry, settings broadcast at
  * MPI_Init, communicator size and layout, collective, op commutativity, non-rooted in-place flag,
@@ -18,103 +23,101 @@
  */
 #include <string.h>
 #include <stdio.h>
-#include "../core/ac.h"
+#include "select.h"
 #include "adapt.h"
 #include "table.h"
 
 int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
                       const char **why) {
-    unsigned f = alg->flags;
-    int p = a->size;
-    const char *w = NULL;
-    if (alg->nparam < 0)
-        w = "malformed parameter specification";
-    else if ((f & AUTOCOLL_R_POF2) && (p & (p - 1)))
-        w = "needs a power-of-two number of processes";
-    else if ((f & AUTOCOLL_R_EVEN_P) && (p % 2))
-        w = "needs an even number of processes";
-    else if ((f & AUTOCOLL_R_P2) && p != 2)
-        w = "needs exactly two processes";
-    else if ((f & AUTOCOLL_R_COMMUTATIVE) && !a->commutative)
-        w = "needs a commutative operation";
-    else if ((f & AUTOCOLL_R_NO_INPLACE) && a->inplace && !ac_coll_rooted(a->coll))
-        w = "does not support MPI_IN_PLACE";
-    else if ((f & AUTOCOLL_R_MULTINODE) && ctx->nnodes < 2)
-        w = "needs ranks on more than one node";
-    else if ((f & AUTOCOLL_R_UNIFORM_PPN) && !ctx->ppn_uniform)
-        w = "needs the same number of ranks on every node";
-    else if (f & AUTOCOLL_R_TOPOLOGY_FILE)
-        w = "needs a topology file (none loaded)";
+    autocoll_situation_t s = {.p = a->size,
+                              .nodes = ctx->nnodes,
+                              .uniform_ppn = ctx->ppn_uniform,
+                              .commutative = a->commutative,
+                              .inplace = a->inplace && !ac_coll_rooted(a->coll),
+                              .topology = 0};
+    const char *w =
+        alg->nparam < 0 ? "malformed parameter specification" : ac_restriction_reason(alg->flags, &s);
     if (why) *why = w;
     return w == NULL;
 }
 
 const char *ac_source_name(ac_source_t s) {
-    static const char *names[] = {"default", "forced",   "fallback",      "table",
-                                  "model",   "adaptive", "adaptive probe"};
+    static const char *names[] = {"default", "forced",   "fallback",       "table",
+                                  "model",   "adaptive", "adaptive probe", "trivial"};
     return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
+void ac_select_native(int coll, ac_choice_t *ch) {
+    ac_inst_default(ac_alg_find(coll, "native"), &ch->inst);
+    ch->src = AC_SRC_NATIVE_DEFAULT;
+    ch->node_aware = ch->forced_unusable = 0;
+}
+
+/* ---------------------------------------------------------------- the stages
+ * Each returns 1 when it chose (ch->inst, ch->src), 0 to pass to the next stage, -1 to stop:
+ * the call then falls back (a forced instance that cannot run it or did not parse). */
+
+static int from_forced(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, const char **why) {
+    int c = a->coll;
+    /* autocoll_force may change the forced instance from another thread only under
+     * MPI_THREAD_MULTIPLE: the lock is needed then only. */
+    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
+    if (locked) ac_lock();
+    int have = ac_sel.have_forced[c], bad = ac_sel.forced_bad[c];
+    if (have) ac_inst_copy(&ch->inst, &ac_sel.forced[c]);
+    if (locked) ac_unlock();
+    if (!have) return bad ? -1 : 0;
+    if (!ac_alg_applicable(ch->inst.alg, a, ctx, why)) return -1;
+    ch->src = AC_SRC_FORCED;
+    return 1;
+}
+
 /* First rule of the loaded table that matches the call and whose instance can run it. */
-static int from_table(const ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
+static int from_table(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, const char **why) {
+    (void)why;
+    if (ac_g.set.mode == AC_MODE_NATIVE || !ac_sel.table) return 0;
     const ac_rule_t *r[16];
     int ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
-    int n = ac_table_matches(ac_g.table, a->coll, a->size, ctx->nnodes, ppn, a->bytes, r, 16);
+    int n = ac_table_matches(ac_sel.table, a->coll, a->size, ctx->nnodes, ppn, a->bytes, r, 16);
     for (int i = 0; i < n; i++)
         if (ac_alg_applicable(r[i]->inst.alg, a, ctx, NULL)) {
-            ac_inst_copy(out, &r[i]->inst);
+            ac_inst_copy(&ch->inst, &r[i]->inst);
+            ch->src = AC_SRC_TABLE;
             return 1;
         }
     return 0;
 }
 
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *src,
-              ac_ticket_t *tk) {
-    int c = a->coll;
-    const char *why = NULL;
-    char key[256];
-    tk->entry = NULL;
-    /* autocoll_force may change the forced instance from another thread only under
-     * MPI_THREAD_MULTIPLE: the lock is needed then only. */
-    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
-    if (locked) ac_lock();
-    int have = ac_g.have_forced[c], bad = ac_g.forced_bad[c];
-    ac_inst_t forced;
-    if (have) ac_inst_copy(&forced, &ac_g.forced[c]);
-    if (locked) ac_unlock();
+static int from_model(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, const char **why) {
+    (void)why;
+    if (ac_g.set.mode != AC_MODE_MODEL || ac_adapt_model_best(ctx, a, &ch->inst) != 0) return 0;
+    ch->src = AC_SRC_MODEL;
+    return 1;
+}
 
-    if (have && ac_alg_applicable(forced.alg, a, ctx, &why)) {
-        ac_inst_copy(out, &forced);
-        *src = AC_SRC_FORCED;
-        return MPI_SUCCESS;
-    }
-    if (!have && !bad) {
-        int mode = ac_g.set.mode;
-        /* alltoallv sizes differ per rank: a table rule can only cover every size of it. */
-        if (mode != AC_MODE_NATIVE && ac_g.table && from_table(ctx, a, out)) {
-            *src = AC_SRC_TABLE;
-            return MPI_SUCCESS;
-        }
-        if (mode == AC_MODE_MODEL && ac_adapt_model_best(ctx, a, out) == 0) {
-            *src = AC_SRC_MODEL;
-            return MPI_SUCCESS;
-        }
-        if (mode == AC_MODE_ADAPTIVE && ac_adapt_select(ctx, a, out, tk) == MPI_SUCCESS) {
-            *src = tk->probe ? AC_SRC_PROBE : AC_SRC_ADAPTIVE;
-            return MPI_SUCCESS;
-        }
-    }
-    ac_inst_default(ac_alg_find(c, "native"), out);
-    *src = AC_SRC_NATIVE_DEFAULT;
-    if (!have && !bad) return MPI_SUCCESS;
-    *src = AC_SRC_FALLBACK;
-    if (have) {
+static int from_engine(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, const char **why) {
+    (void)why;
+    if (ac_g.set.mode != AC_MODE_ADAPTIVE ||
+        ac_adapt_select(ctx, a, &ch->inst, &ch->tk) != MPI_SUCCESS)
+        return 0;
+    ch->src = ch->tk.probe ? AC_SRC_PROBE : AC_SRC_ADAPTIVE;
+    return 1;
+}
+
+typedef int (*ac_stage_fn)(ac_ctx_t *, const ac_args_t *, ac_choice_t *, const char **);
+static const ac_stage_fn stages[] = {from_forced, from_table, from_model, from_engine};
+
+/* A forced instance that cannot run the call: say so (see the header) and apply the policy. */
+static int fall_back(const ac_ctx_t *ctx, const ac_args_t *a, const ac_inst_t *forced,
+                     const char *why) {
+    int c = a->coll;
+    char key[256];
+    if (forced) {
         const char *policy = ac_g.set.on_error == AC_ONERR_ERROR
                                  ? "failing the call (AUTOCOLL_ON_ERROR=error)"
                                  : "using the MPI library's algorithm";
         char name[128];
-        ac_inst_format(&forced, name, sizeof name);
-        if (ctx->rank == 0) ac_stats_fallback(c); /* once per call of the communicator */
+        ac_inst_format(forced, name, sizeof name);
         if (ac_g.set.verbose >= 2 && ctx->rank == 0) {
             snprintf(key, sizeof key, "restr %ld %d %s %d", ctx->id, c, name, a->size);
             ac_log_once(key, "%s %s cannot run on this call (comm %ld, p=%d): %s; %s",
@@ -132,6 +135,58 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_source_t *sr
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
-void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double seconds) {
-    if (tk->entry) ac_adapt_record(ctx, a, tk, seconds);
+int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
+    int c = a->coll;
+    ch->tk.entry = NULL;
+    ch->node_aware = ch->forced_unusable = 0;
+    /* One process, or no data (sizes agree on every rank): one right answer, which the MPI
+     * library gives; no key, no probing, no engine state, unless an instance is forced. */
+    if ((a->size == 1 || (a->bytes == 0 && !a->bytes_local && c != AUTOCOLL_BARRIER)) &&
+        !ac_sel.have_forced[c] && !ac_sel.forced_bad[c]) {
+        ac_select_native(c, ch);
+        ch->src = AC_SRC_TRIVIAL;
+        return MPI_SUCCESS;
+    }
+    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
+    ac_chosen_t *kept = &ctx->chosen[c];
+    if (kept->valid && kept->gen == gen && kept->bytes == a->bytes &&
+        kept->inplace == a->inplace && kept->commutative == a->commutative) {
+        ac_inst_copy(&ch->inst, &kept->inst);
+        ch->src = (ac_source_t)kept->src;
+        ch->node_aware = kept->node_aware;
+        return MPI_SUCCESS;
+    }
+    const char *why = NULL;
+    int r = 0;
+    for (size_t i = 0; r == 0 && i < sizeof stages / sizeof stages[0]; i++)
+        r = stages[i](ctx, a, ch, &why);
+    if (r < 0) { /* a forced instance that did not parse or cannot run this call */
+        ac_inst_t forced;
+        int unusable = ac_sel.have_forced[c];
+        if (unusable) ac_inst_copy(&forced, &ch->inst);
+        ac_select_native(c, ch);
+        ch->src = AC_SRC_FALLBACK;
+        ch->forced_unusable = unusable;
+        return fall_back(ctx, a, unusable ? &forced : NULL, why);
+    }
+    if (r == 0) ac_select_native(c, ch);
+    ch->node_aware = !(ch->inst.alg->flags & AUTOCOLL_R_NATIVE) && ac_inst_node_aware(&ch->inst);
+    /* Forced and table choices (and mode native's) depend only on the inputs above; the engine
+     * decides per call. */
+    kept->valid = ch->src == AC_SRC_FORCED || ch->src == AC_SRC_TABLE ||
+                  (ch->src == AC_SRC_NATIVE_DEFAULT && ac_g.set.mode == AC_MODE_NATIVE);
+    if (kept->valid) {
+        kept->gen = gen;
+        kept->bytes = a->bytes;
+        kept->inplace = a->inplace;
+        kept->commutative = a->commutative;
+        kept->src = ch->src;
+        kept->node_aware = ch->node_aware;
+        ac_inst_copy(&kept->inst, &ch->inst);
+    }
+    return MPI_SUCCESS;
+}
+
+void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, double seconds) {
+    if (ch->tk.entry) ac_adapt_record(ctx, a, &ch->tk, seconds);
 }

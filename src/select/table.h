@@ -12,7 +12,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
-#include "../core/ac.h"
+#include "select.h"
 
 /* One rule: collective, communicator size [pmin, pmax] (inclusive; pmax == INT_MAX: no bound),
  * nodes and ppn (0: any), selection size [lo, hi) (hi == 0: no bound), algorithm instance. */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
-#include "core/ac.h"
+#include "select/select.h"
 #include "select/model.h"
 
 static const int ps[] = {2, 3, 4, 7, 16, 64, 127, 1024};

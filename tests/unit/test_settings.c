@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "core/ac.h"
+#include "select/select.h"
 
 static void settings_defaults(void **st) {
     (void)st;
@@ -333,6 +334,8 @@ static void settings_candidates(void **st) {
                       "rab1\n"
                       "AUTOCOLL_CANDIDATES_BCAST=nope\n",
                       err, sizeof err);
+    assert_string_equal(err, ""); /* the lists are checked against the registry by select: */
+    ac_candidates_check(&s, err, sizeof err);
     assert_string_equal(s.cand[AUTOCOLL_ALLGATHER], "ring,kbruck:k=3,ring_nbar:n=2");
     assert_non_null(strstr(err, "AUTOCOLL_CANDIDATES_ALLGATHER: 'nosuch': unknown allgather"));
     assert_non_null(strstr(err, "'kbruck:k=5': not one of the instances"));
@@ -345,6 +348,8 @@ static void settings_candidates(void **st) {
     assert_non_null(strstr(err, "AUTOCOLL_CANDIDATES_BCAST: no usable entry"));
     ac_settings_parse(&s, "AUTOCOLL_CANDIDATES_ALLTOALL=ring,pair,linear_bounded:n=8\n", err,
                       sizeof err);
+    assert_string_equal(err, "");
+    ac_candidates_check(&s, err, sizeof err);
     assert_string_equal(err, "");
     assert_string_equal(s.cand[AUTOCOLL_ALLTOALL], "ring,pair,linear_bounded:n=8");
 }

@@ -89,33 +89,29 @@ int acb_default_iters(size_t msg) {
 
 /* ------------------------------------------------------------------ collectives */
 
+static int coll_flag(int c, int reduces) {
+    autocoll_coll_info_t ci;
+    if (autocoll_coll_info(c, &ci) != MPI_SUCCESS) return 0;
+    return reduces ? ci.reduces : ci.rooted;
+}
 int acb_is_reduction(int c) {
-    return c == AUTOCOLL_REDUCE || c == AUTOCOLL_ALLREDUCE || c == AUTOCOLL_REDUCE_SCATTER ||
-           c == AUTOCOLL_REDUCE_SCATTER_BLOCK;
+    return coll_flag(c, 1);
 }
 int acb_is_rooted(int c) {
-    return c == AUTOCOLL_BCAST || c == AUTOCOLL_REDUCE || c == AUTOCOLL_GATHER ||
-           c == AUTOCOLL_SCATTER;
+    return coll_flag(c, 0);
 }
 size_t acb_elem_size(int c) {
     return acb_is_reduction(c) ? sizeof(float) : 1;
 }
-unsigned long long acb_sel_bytes(int c, size_t msg, int p) {
-    if (c == AUTOCOLL_BARRIER) return 0;
-    if (c == AUTOCOLL_ALLGATHERV || c == AUTOCOLL_ALLTOALLV || c == AUTOCOLL_REDUCE_SCATTER)
-        return (unsigned long long)msg * (unsigned long long)p;
-    return msg;
-}
 
-const char *acb_restriction_reason(unsigned r, int p, const acb_layout_t *l) {
-    if ((r & AUTOCOLL_R_POF2) && (p & (p - 1))) return "needs a power-of-two number of processes";
-    if ((r & AUTOCOLL_R_EVEN_P) && p % 2) return "needs an even number of processes";
-    if ((r & AUTOCOLL_R_P2) && p != 2) return "needs exactly two processes";
-    if ((r & AUTOCOLL_R_MULTINODE) && l->nodes < 2) return "needs ranks on more than one node";
-    if ((r & AUTOCOLL_R_UNIFORM_PPN) && !l->uniform)
-        return "needs the same number of ranks on every node";
-    if (r & AUTOCOLL_R_TOPOLOGY_FILE) return "needs a topology file";
-    return NULL;
+const char *acb_restriction_reason(unsigned r, const autocoll_layout_t *l) {
+    autocoll_situation_t s = {.p = l->p,
+                              .nodes = l->nodes,
+                              .uniform_ppn = l->uniform,
+                              .commutative = 1, /* MPI_SUM */
+                              .inplace = 0,
+                              .topology = 0};
+    return autocoll_restriction_reason(r, &s);
 }
 
 int acb_alg_index(int coll, const char *inst) {
@@ -131,85 +127,6 @@ int acb_alg_index(int coll, const char *inst) {
 int acb_ran_other(const char *last, const char *inst) {
     size_t n = strlen(inst);
     return last[0] && strcmp(last, inst) && !(strncmp(last, inst, n) == 0 && last[n] == ':');
-}
-
-/* ------------------------------------------------------------------ layout */
-
-int acb_layout(MPI_Comm comm, acb_layout_t *l) {
-    int p, me;
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &me);
-    /* Same rule as the library: rank 0's AUTOCOLL_NODE_LAYOUT, broadcast. */
-    char lay[64] = "";
-    if (me == 0) {
-        const char *e = getenv("AUTOCOLL_NODE_LAYOUT");
-        snprintf(lay, sizeof lay, "%s", e ? e : "");
-    }
-    PMPI_Bcast(lay, (int)sizeof lay, MPI_CHAR, 0, comm);
-    int k = 0, mode = 0; /* 0 auto, 1 block, 2 cyclic */
-    if (!strncmp(lay, "block:", 6)) mode = 1, k = atoi(lay + 6);
-    if (!strncmp(lay, "cyclic:", 7)) mode = 2, k = atoi(lay + 7);
-    if (k <= 0) mode = 0;
-
-    int *node_of = malloc((size_t)p * sizeof(int));
-    int *size_of = calloc((size_t)p, sizeof(int));
-    if (!node_of || !size_of) {
-        free(node_of), free(size_of);
-        l->nodes = 1, l->ppn = p, l->uniform = 1;
-        snprintf(l->placement, sizeof l->placement, "other");
-        return MPI_ERR_NO_MEM;
-    }
-    if (mode == 1) {
-        for (int r = 0; r < p; r++)
-            node_of[r] = r / k;
-    } else if (mode == 2) {
-        for (int r = 0; r < p; r++)
-            node_of[r] = r % (k < p ? k : p);
-    } else {
-        /* Node id = lowest world rank of my shared-memory domain; renumbered below. */
-        MPI_Comm node;
-        int leader = me;
-        PMPI_Barrier(comm); /* SMPI counts actors on a host, not arrived ranks */
-        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-        PMPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node);
-        PMPI_Comm_free(&node);
-        PMPI_Allgather(&leader, 1, MPI_INT, node_of, 1, MPI_INT, comm);
-    }
-    /* Number nodes in order of their lowest rank. */
-    int *id = malloc((size_t)p * sizeof(int));
-    int nodes = 0;
-    if (id) {
-        for (int r = 0; r < p; r++)
-            id[r] = -1;
-        for (int r = 0; r < p; r++) {
-            int raw = node_of[r];
-            if (id[raw] < 0) id[raw] = nodes++;
-            node_of[r] = id[raw];
-        }
-        free(id);
-    }
-    int maxs = 0, mins = p;
-    for (int r = 0; r < p; r++)
-        size_of[node_of[r]]++;
-    for (int n = 0; n < nodes; n++) {
-        if (size_of[n] > maxs) maxs = size_of[n];
-        if (size_of[n] < mins) mins = size_of[n];
-    }
-    int seq = 1, cyc = 1;
-    for (int r = 1; r < p; r++)
-        if (node_of[r] < node_of[r - 1]) seq = 0;
-    for (int r = 0; r < p; r++)
-        if (node_of[r] != r % nodes) cyc = 0;
-    l->nodes = nodes;
-    l->ppn = maxs;
-    l->uniform = maxs == mins;
-    snprintf(l->placement, sizeof l->placement, "%s",
-             nodes == 1 ? "single"
-             : seq      ? "sequential"
-             : cyc      ? "cyclic"
-                        : "other");
-    free(node_of), free(size_of);
-    return MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ time and waits */

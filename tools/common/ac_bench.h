@@ -13,8 +13,8 @@
  *   bcast, reduce, allreduce: a buffer of msg bytes;   barrier: none.
  * Data collectives move bytes (type signature MPI_CHAR); reductions are MPI_SUM over MPI_FLOAT
  * (as OSU) with small integer values, so every association order gives the same bits and results
- * can be compared bitwise with the MPI library's. The library's selection size (src/core/args.c)
- * is given by acb_sel_bytes(): msg, or msg x p for allgatherv, alltoallv and reduce_scatter.
+ * can be compared bitwise with the MPI library's. The library's selection size is
+ * autocoll_selection_size(): msg, or msg x p for allgatherv, alltoallv and reduce_scatter.
  *
  * Datatype kinds (acb_case_init_dtype, autocoll-bench -d). MPI lets every rank of bcast, gather,
  * scatter, allgather(v) and alltoall(v) describe its blocks with its own (count, datatype) as
@@ -85,15 +85,6 @@ typedef struct {
 /* Parses "b2b", "barrier", "compute:US", "imbalance:R". 0 on success, -1 otherwise. */
 int acb_mech_parse(const char *s, acb_mech_t *m);
 
-/* Node layout as the library sees it: MPI shared-memory domains, or the emulation requested by
- * AUTOCOLL_NODE_LAYOUT=block:N|cyclic:N (read on rank 0 and broadcast, as the library does). */
-typedef struct {
-    int nodes;
-    int ppn;            /* ranks per node when uniform, else the largest node */
-    int uniform;        /* every node holds the same number of ranks */
-    char placement[16]; /* single, sequential, cyclic, other */
-} acb_layout_t;
-int acb_layout(MPI_Comm comm, acb_layout_t *l); /* collective */
 
 /* "4096", "4K", "1M": 0 on success, -1 when not a number. */
 int acb_parse_size(const char *s, unsigned long long *v);
@@ -102,14 +93,13 @@ int acb_parse_range(const char *s, unsigned long long *lo, unsigned long long *h
 /* STAGE-MPI iteration counts per size (§4.2). */
 int acb_default_iters(size_t msg);
 
-int acb_is_reduction(int coll);
-int acb_is_rooted(int coll);
-size_t acb_elem_size(int coll);                                /* 4 (float) or 1 (char) */
-unsigned long long acb_sel_bytes(int coll, size_t msg, int p); /* library's selection size */
+int acb_is_reduction(int coll);  /* autocoll_coll_info */
+int acb_is_rooted(int coll);     /* autocoll_coll_info */
+size_t acb_elem_size(int coll); /* 4 (float) or 1 (char) */
 
 /* Restrictions that exclude an algorithm on this communicator for the calls made here (sum is
  * commutative, no MPI_IN_PLACE): NULL when applicable, else the reason. */
-const char *acb_restriction_reason(unsigned restrictions, int p, const acb_layout_t *l);
+const char *acb_restriction_reason(unsigned restrictions, const autocoll_layout_t *l);
 /* Registry index of the algorithm named by instance "name[:params]" of coll, or -1. */
 int acb_alg_index(int coll, const char *instance);
 /* 1 when the library's last choice (autocoll_last_choice) is known and is neither instance

@@ -1,0 +1,144 @@
+/*
+ * What the library knows of each collective (the list include/autocoll_colls.def) and of each
+ * restriction (the catalogue src/core/restrictions.def), and the public functions built on them.
+ * Nothing here depends on the algorithms: the registry (src/select) and the tools use these.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "ac.h"
+
+#define AC_SIZE_R 0
+#define AC_SIZE_S 1
+static const struct {
+    const char *name, *mpi_name;
+    int rooted, reduces, size, side;
+} colls[AUTOCOLL_NCOLL] = {
+#define AC_COLL(ID, NAME, ROOTED, REDUCES, SIZE, SIDE, FN)                                         \
+    [AUTOCOLL_##ID] = {#NAME, #FN, ROOTED, REDUCES, AUTOCOLL_SIZE_##SIZE, AC_SIZE_##SIDE},
+#include "autocoll_colls.def"
+#undef AC_COLL
+};
+
+const char *ac_coll_name(int coll) {
+    return (coll >= 0 && coll < AUTOCOLL_NCOLL) ? colls[coll].name : NULL;
+}
+
+int ac_coll_from_name(const char *name) {
+    for (int c = 0; name && c < AUTOCOLL_NCOLL; c++)
+        if (strcmp(colls[c].name, name) == 0) return c;
+    return -1;
+}
+
+int ac_coll_rooted(int coll) {
+    return coll >= 0 && coll < AUTOCOLL_NCOLL && colls[coll].rooted;
+}
+
+int ac_coll_reduces(int coll) {
+    return coll >= 0 && coll < AUTOCOLL_NCOLL && colls[coll].reduces;
+}
+
+static size_t sum_counts(const int *c, int n) {
+    size_t s = 0;
+    if (!c) return 0;
+    for (int i = 0; i < n; i++)
+        s += c[i] > 0 ? (size_t)c[i] : 0;
+    return s;
+}
+
+/* The selection size of a call (docs/tuning-table.md), from its kind in autocoll_colls.def. */
+size_t ac_coll_bytes(const ac_args_t *a, int *local) {
+    *local = 0;
+    switch (colls[a->coll].size) {
+    case AUTOCOLL_SIZE_BLOCK: {
+        /* the root counts one block of its side; the other ranks count theirs, on the other */
+        int recv = colls[a->coll].side == AC_SIZE_R;
+        if (colls[a->coll].rooted && a->rank != a->root) recv = !recv;
+        return recv ? (size_t)a->rcount * ac_dt_size(a->rtype)
+                    : (size_t)a->scount * ac_dt_size(a->stype);
+    }
+    case AUTOCOLL_SIZE_TOTAL:
+        return sum_counts(a->rcounts, a->size) * ac_dt_size(a->rtype);
+    case AUTOCOLL_SIZE_BUFFER:
+        return (size_t)a->rcount * ac_dt_size(a->rtype);
+    case AUTOCOLL_SIZE_LOCAL:
+        *local = 1;
+        return a->inplace ? sum_counts(a->rcounts, a->size) * ac_dt_size(a->rtype)
+                          : sum_counts(a->scounts, a->size) * ac_dt_size(a->stype);
+    default:
+        return 0;
+    }
+}
+
+AC_EXPORT const char *autocoll_coll_name(int coll) {
+    return ac_coll_name(coll);
+}
+AC_EXPORT int autocoll_coll_from_name(const char *name) {
+    return ac_coll_from_name(name);
+}
+
+AC_EXPORT int autocoll_coll_info(int coll, autocoll_coll_info_t *info) {
+    if (coll < 0 || coll >= AUTOCOLL_NCOLL || !info) return MPI_ERR_ARG;
+    info->name = colls[coll].name;
+    info->mpi_name = colls[coll].mpi_name;
+    info->rooted = colls[coll].rooted;
+    info->reduces = colls[coll].reduces;
+    info->size = colls[coll].size;
+    return MPI_SUCCESS;
+}
+
+AC_EXPORT unsigned long long autocoll_selection_size(int coll, unsigned long long block, int p) {
+    if (coll < 0 || coll >= AUTOCOLL_NCOLL) return 0;
+    switch (colls[coll].size) {
+    case AUTOCOLL_SIZE_NONE:
+        return 0;
+    case AUTOCOLL_SIZE_TOTAL:
+    case AUTOCOLL_SIZE_LOCAL:
+        return block * (unsigned long long)(p > 0 ? p : 0);
+    default:
+        return block;
+    }
+}
+
+/* ---------------------------------------------------------------- restrictions */
+
+static const struct {
+    unsigned flag;
+    const char *name, *reason;
+} restr[] = {
+#define AC_RESTR(FLAG, HOLDS, REASON) {AUTOCOLL_R_##FLAG, #FLAG, REASON},
+#include "restrictions.def"
+#undef AC_RESTR
+};
+enum { AC_NRESTR = sizeof restr / sizeof restr[0] };
+
+const char *ac_restriction_reason(unsigned flags, const autocoll_situation_t *s) {
+#define AC_RESTR(FLAG, HOLDS, REASON)                                                              \
+    if ((flags & AUTOCOLL_R_##FLAG) && !(HOLDS)) return REASON;
+#include "restrictions.def"
+#undef AC_RESTR
+    return NULL;
+}
+
+AC_EXPORT const char *autocoll_restriction_reason(unsigned restrictions,
+                                                  const autocoll_situation_t *s) {
+    return s ? ac_restriction_reason(restrictions, s) : "no situation given";
+}
+
+AC_EXPORT const char *autocoll_restriction_text(unsigned flag) {
+    for (int i = 0; i < AC_NRESTR; i++)
+        if (restr[i].flag == flag) return restr[i].reason;
+    return NULL;
+}
+
+AC_EXPORT int autocoll_restrictions_string(unsigned r, char *buf, int len) {
+    if (!buf || len <= 0) return MPI_ERR_ARG;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned b = 0; b < 32; b++) /* in bit order */
+        for (int i = 0; i < AC_NRESTR; i++)
+            if ((r & (1u << b)) && restr[i].flag == 1u << b)
+                used += (size_t)snprintf(buf + used, used < (size_t)len ? (size_t)len - used : 0,
+                                         "%s%s", used ? "|" : "", restr[i].name);
+    if (!used) snprintf(buf, (size_t)len, "-");
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,93 @@
+/*
+ * The select layer: the algorithm registry, the selection policy and its state (forced
+ * instances, the loaded tuning table), and the adaptive engine behind it.
+ *
+ * The interposition layer (src/pmpi) talks to select through this header only: the life cycle
+ * (ac_select_setup, ac_select_teardown) and one choice record per call (ac_select,
+ * ac_select_native, ac_select_done). Layers: pmpi -> select -> coll -> sched -> core.
+ */
+#ifndef AC_SELECT_H
+#define AC_SELECT_H
+
+#include "../core/ac.h"
+
+/* ---------------------------------------------------------------- registry (registry.c) */
+
+void ac_registry_init(void); /* idempotent; parses every param spec */
+int ac_alg_count(int coll);
+const ac_alg_t *ac_alg_get(int coll, int idx);
+const ac_alg_t *ac_alg_find(int coll, const char *name);
+int ac_param_spec_parse(const char *spec, ac_param_t *out, int max, char *err, size_t errlen);
+/* Split "name[:k=v[,k=v...]]" and resolve it against the registry of coll. Returns 0 and fills
+ * *inst, or -1 with a message in err. */
+int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t errlen);
+/* 1 when running in on a context needs its node and leader communicators (ac_ctx_nodes): a
+ * node-aware algorithm, or a composite running such a part with its own context. */
+int ac_inst_node_aware(const ac_inst_t *in);
+
+/* ---------------------------------------------------------------- the choice of one call */
+
+typedef enum {
+    AC_SRC_NATIVE_DEFAULT = 0, /* mode native, or nothing else answered */
+    AC_SRC_FORCED,
+    AC_SRC_FALLBACK, /* forced but unusable: policy AUTOCOLL_ON_ERROR */
+    AC_SRC_TABLE,
+    AC_SRC_MODEL,
+    AC_SRC_ADAPTIVE,
+    AC_SRC_PROBE,  /* adaptive engine, measurement round */
+    AC_SRC_TRIVIAL /* one process or no data: the MPI library's collective, nothing recorded */
+} ac_source_t;
+const char *ac_source_name(ac_source_t s);
+
+/* What the adaptive engine needs back after a call it chose (entry NULL: it did not choose). */
+typedef struct ac_ticket {
+    void *entry;
+    int cand;
+    int probe; /* 1 during a measurement round */
+} ac_ticket_t;
+
+/* One call's choice. */
+typedef struct {
+    ac_inst_t inst;  /* the instance to run */
+    ac_source_t src; /* who chose it */
+    int node_aware;  /* inst needs the context's node communicators (ac_inst_node_aware) */
+    int forced_unusable; /* AC_SRC_FALLBACK because the forced instance cannot run this call */
+    ac_ticket_t tk;
+} ac_choice_t;
+
+/* Chooses the instance for call a on ctx (agreed: every input is identical on every rank).
+ * Returns MPI_SUCCESS, or an MPI error code when a forced instance cannot run and
+ * AUTOCOLL_ON_ERROR=error (ch->src is then AC_SRC_FALLBACK). ac_select_done must follow the
+ * call with its local time. */
+int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
+void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, double seconds);
+/* Makes ch's instance the MPI library's own collective (no context needed); the engine's ticket
+ * is left as it is (a call the engine chose and that fell back is still timed for it). */
+void ac_select_native(int coll, ac_choice_t *ch);
+/* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
+int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
+                      const char **why);
+
+/* ---------------------------------------------------------------- life cycle (setup.c) */
+
+/* After ac_state_setup (settings known): registry, forced instances, AUTOCOLL_CANDIDATES_*,
+ * the tuning table (collective over MPI_COMM_WORLD when collective is 1). */
+void ac_select_setup(int collective);
+/* Before ac_state_teardown, collective over MPI_COMM_WORLD: the engine's summary and learned
+ * table, then the loaded table is freed. */
+void ac_select_teardown(void);
+/* AUTOCOLL_CANDIDATES_<COLL>: checks every entry of s->cand against the registry, keeps the good
+ * ones in canonical form, and appends one line per problem to err. */
+void ac_candidates_check(ac_settings_t *s, char *err, size_t errlen);
+
+/* The policy's state, shared by the stages of select.c. */
+typedef struct {
+    int have_forced[AUTOCOLL_NCOLL];
+    int forced_bad[AUTOCOLL_NCOLL]; /* AUTOCOLL_<COLL> did not parse */
+    ac_inst_t forced[AUTOCOLL_NCOLL];
+    autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
+    unsigned gen;            /* bumped by autocoll_force: choices cached by contexts are stale */
+} ac_sel_state_t;
+extern ac_sel_state_t ac_sel;
+
+#endif
