@@ -167,8 +167,8 @@ typedef struct ac_ctx {
     /* Last instance served per collective (for autocoll_last_choice and tests; alg NULL: none). */
     ac_inst_t last[AUTOCOLL_NCOLL];
 
-    struct ac_adapt *adapt; /* the select layer's state of this context (opaque here): freed by
-                             * the hook set with ac_ctx_set_free_hook */
+    void *sel; /* the select layer's state of this context (the adaptive engine's), opaque here:
+                * freed by the hook set with ac_ctx_set_free_hook */
 
     int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
     int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
@@ -266,7 +266,7 @@ ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter);
 /* The context of comm when it has one (no communication), else NULL. */
 ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
-/* Called with every context before it is freed (the layers above keep state in ctx->adapt). */
+/* Called with every context before it is freed (the layers above keep state in ctx->sel). */
 void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx));
 /* Makes node_comm and leader_comm (collective over ctx->comm, agreed); MPI_SUCCESS when they
  * exist. A failure is remembered: node-aware algorithms are then not run on this context. */

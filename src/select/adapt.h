@@ -1,12 +1,13 @@
 /*
- * Adaptive engine glue (adapt.c): keys, candidates, model pruning, the STAR state machine per
- * key, alpha-beta measurement, persistence and the summary. Called by the selector.
+ * The adaptive engine (adapt.c): keys, the STAR state machine per key (star.h), the summary.
+ * Called by the selector. Its parts: the candidates of a key with model pruning and groups
+ * (candidates.h), the network measurement the models use (netmeasure.h), the learned table
+ * written at MPI_Finalize (learned.h).
  */
 #ifndef AC_ADAPT_H
 #define AC_ADAPT_H
 
 #include "select.h" /* ac_ticket_t */
-
 
 /* Adaptive choice for this call (mode adaptive). Returns MPI_SUCCESS with *out set and the
  * ticket filled, or an MPI error (then the caller falls back). Collective: may measure the

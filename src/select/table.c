@@ -758,3 +758,30 @@ AC_EXPORT int autocoll_table_write(const autocoll_table_t *t, const char *path) 
     if (!t) return MPI_ERR_ARG;
     return ac_table_write_atomic(path, write_cb, t) ? MPI_ERR_FILE : MPI_SUCCESS;
 }
+
+char *ac_table_to_json(const autocoll_table_t *t, size_t *len) {
+    char *text = NULL;
+    size_t n = 0;
+    FILE *f = t ? open_memstream(&text, &n) : NULL;
+    if (!f) return NULL;
+    int rc = write_json(t, f);
+    if (fflush(f) || ferror(f)) rc = -1;
+    if (fclose(f)) rc = -1;
+    if (rc) {
+        free(text);
+        return NULL;
+    }
+    *len = n;
+    return text;
+}
+
+void ac_table_clear(autocoll_table_t *t) {
+    if (!t) return;
+    for (int i = 0; i < t->nprov; i++) {
+        free(t->prov[i].key);
+        free(t->prov[i].val);
+    }
+    free(t->prov);
+    free(t->rules);
+    memset(t, 0, sizeof *t);
+}

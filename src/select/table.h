@@ -79,4 +79,12 @@ int ac_table_push(autocoll_table_t *t, const ac_rule_t *r);
  * path when complete, so that a reader never sees a half-written file. 0 or -1. */
 int ac_table_write_atomic(const char *path, int (*fn)(const void *, FILE *), const void *obj);
 
+/* The JSON text autocoll_table_write would write for t (malloc'ed, NUL-terminated, its length
+ * without the NUL in *len), or NULL when out of memory. autocoll_table_parse reads it back. */
+char *ac_table_to_json(const autocoll_table_t *t, size_t *len);
+
+/* Frees the rules and provenance t holds and leaves it empty (nothing else: for a table that is
+ * not allocated by autocoll_table_new, e.g. one on the stack or a static one). */
+void ac_table_clear(autocoll_table_t *t);
+
 #endif

@@ -1,0 +1,87 @@
+/*
+ * Network parameters of a communicator for the cost models (model.h), measured once per
+ * communicator by the adaptive engine (adapt.c) the first time it meets it.
+ *
+ * alpha and beta: ping-pong between rank 0 and one partner, the best of a few round trips
+ * after a warm-up, 8 bytes (alpha, one way) and 64 KiB (beta from the difference); once with
+ * the first rank on rank 0's node and once with the first rank on another node. gamma: the
+ * best of three local MPI_SUM reductions of 8192 doubles on rank 0. Rank 0 broadcasts what it
+ * measured, so every rank predicts with the same figures and orders its candidates alike.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "netmeasure.h"
+
+enum { AC_TAG_NET = 7400 };
+
+/* Ping-pong between ranks x and y; x gets alpha (one way, small messages) and beta. */
+static void pingpong(MPI_Comm comm, int me, int x, int y, double *alpha, double *beta) {
+    enum { SMALL = 8, LARGE = 65536, NS = 20, NL = 4 };
+    static char fallback[LARGE];
+    if (me != x && me != y) return;
+    char *buf = malloc(LARGE);
+    char *b = buf ? buf : fallback;
+    int peer = me == x ? y : x;
+    double ts = 0, tl = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        int len = pass ? LARGE : SMALL, reps = pass ? NL : NS;
+        double best = INFINITY;
+        for (int i = 0; i <= reps; i++) { /* first round trip: warm-up */
+            double t0 = PMPI_Wtime();
+            if (me == x) {
+                PMPI_Send(b, len, MPI_BYTE, peer, AC_TAG_NET, comm);
+                PMPI_Recv(b, len, MPI_BYTE, peer, AC_TAG_NET, comm, MPI_STATUS_IGNORE);
+            } else {
+                PMPI_Recv(b, len, MPI_BYTE, peer, AC_TAG_NET, comm, MPI_STATUS_IGNORE);
+                PMPI_Send(b, len, MPI_BYTE, peer, AC_TAG_NET, comm);
+            }
+            double t = (PMPI_Wtime() - t0) / 2;
+            if (i > 0 && t < best) best = t;
+        }
+        *(pass ? &tl : &ts) = best;
+    }
+    free(buf);
+    if (me == x) {
+        *alpha = ts > 0 ? ts : 1e-7;
+        *beta = tl > ts ? (tl - ts) / (LARGE - SMALL) : 1e-11;
+    }
+}
+
+void ac_net_measure(const ac_ctx_t *ctx, ac_net_t *net) {
+    ac_net_t n;
+    ac_net_default(&n);
+    int me = ctx->rank, intra = -1, inter = -1;
+    for (int r = 1; r < ctx->size; r++) {
+        if (intra < 0 && ctx->node_of[r] == ctx->node_of[0]) intra = r;
+        if (inter < 0 && ctx->node_of[r] != ctx->node_of[0]) inter = r;
+    }
+    double v[5] = {n.a_intra, n.b_intra, n.a_inter, n.b_inter, n.gamma};
+    if (intra > 0) pingpong(ctx->comm, me, 0, intra, &v[0], &v[1]);
+    if (inter > 0) pingpong(ctx->comm, me, 0, inter, &v[2], &v[3]);
+    if (intra < 0 && inter > 0) v[0] = v[2], v[1] = v[3];
+    if (inter < 0 && intra > 0) v[2] = v[0], v[3] = v[1];
+    if (me == 0) {
+        enum { N = 8192 };
+        double *x = malloc(2 * N * sizeof *x);
+        if (x) {
+            for (int i = 0; i < 2 * N; i++)
+                x[i] = i;
+            double best = INFINITY;
+            for (int k = 0; k < 3; k++) {
+                double t0 = PMPI_Wtime();
+                PMPI_Reduce_local(x, x + N, N, MPI_DOUBLE, MPI_SUM);
+                double t = PMPI_Wtime() - t0;
+                if (t < best) best = t;
+            }
+            v[4] = best / (N * sizeof(double));
+            free(x);
+        }
+    }
+    PMPI_Bcast(v, 5, MPI_DOUBLE, 0, ctx->comm);
+    n.a_intra = v[0], n.b_intra = v[1], n.a_inter = v[2], n.b_inter = v[3], n.gamma = v[4];
+    *net = n;
+    if (ac_g.set.verbose >= 1 && me == 0)
+        ac_log("comm %ld: alpha/beta intra-node %.2f us, %.3f ns/B; inter-node %.2f us, %.3f "
+               "ns/B; gamma %.3f ns/B",
+               ctx->id, 1e6 * v[0], 1e9 * v[1], 1e6 * v[2], 1e9 * v[3], 1e9 * v[4]);
+}
