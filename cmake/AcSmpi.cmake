@@ -24,7 +24,7 @@ function(ac_smpi_binary name)
   add_custom_command(
     OUTPUT ${bin}
     COMMAND ${SMPICC} -std=gnu11 -O1 -g0 -DAC_SMPI -D_GNU_SOURCE
-            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src ${incs}
+            -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_SOURCE_DIR}/src -I${AC_GEN_DIR} ${incs}
             ${AC_SOURCES} ${srcs} -Wl,-Bsymbolic -ljansson -ldl -lm -o ${bin}
     DEPENDS ${AC_SOURCES} ${AC_DEFS} ${srcs}
     COMMENT "smpicc: building ${name}"

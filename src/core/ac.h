@@ -294,7 +294,7 @@ void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
 /* "name" or "name:k=v,..." with every parameter written. */
 void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
 long ac_param_int(const ac_inst_t *in, const char *name); /* -1 when missing */
-const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name);
+const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name); /* NULL when missing */
 const char *ac_param_str(const ac_inst_t *in, const char *name); /* NULL when missing */
 
 

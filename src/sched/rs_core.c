@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include "rs_core.h"
 
-#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i)*ac_dt_extent(t))
-
 void ac_rs_split(size_t count, int g, size_t *off) {
     size_t q = count / (size_t)g, r = count % (size_t)g;
     off[0] = 0;
@@ -100,8 +98,8 @@ int ac_rs_halving(int g, int me, const int *map, int ascending, const size_t *bl
         int klo = upper ? mid : lo, khi = upper ? hi : mid; /* kept */
         int slo = upper ? lo : mid, shi = upper ? mid : hi; /* sent */
         int kc = (int)(blk[khi] - blk[klo]), sc = (int)(blk[shi] - blk[slo]);
-        char *kept = AT(buf, t, blk[klo]);
-        AC_CHECK(PMPI_Sendrecv(AT(buf, t, blk[slo]), sc, t, map ? map[q] : q, tag, tmp, kc, t,
+        char *kept = ac_dt_at(buf, t, blk[klo]);
+        AC_CHECK(PMPI_Sendrecv(ac_dt_at(buf, t, blk[slo]), sc, t, map ? map[q] : q, tag, tmp, kc, t,
                                map ? map[q] : q, tag, comm, MPI_STATUS_IGNORE));
         /* The partner's operand covers the lower participants when I am the upper one. */
         if (upper) {
@@ -131,10 +129,10 @@ int ac_rs_doubling(int g, int me, const int *map, int ascending, const size_t *b
     for (int s = n - 1; s >= 0; s--) {
         int q = me ^ m[s], upper = (me & m[s]) != 0, mid = (lo[s] + hi[s]) / 2;
         int olo = upper ? lo[s] : mid, ohi = upper ? mid : hi[s]; /* the partner's half */
-        AC_CHECK(PMPI_Sendrecv(AT(buf, t, blk[lo[s + 1]]), (int)(blk[hi[s + 1]] - blk[lo[s + 1]]),
-                               t, map ? map[q] : q, tag, AT(buf, t, blk[olo]),
-                               (int)(blk[ohi] - blk[olo]), t, map ? map[q] : q, tag, comm,
-                               MPI_STATUS_IGNORE));
+        AC_CHECK(PMPI_Sendrecv(ac_dt_at(buf, t, blk[lo[s + 1]]),
+                               (int)(blk[hi[s + 1]] - blk[lo[s + 1]]), t, map ? map[q] : q, tag,
+                               ac_dt_at(buf, t, blk[olo]), (int)(blk[ohi] - blk[olo]), t,
+                               map ? map[q] : q, tag, comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
     return err;
@@ -166,8 +164,9 @@ int ac_rs_ring(int p, int r, const size_t *blk, int shift, int reduce, size_t se
                     size_t c = rc - j * seg < seg ? rc - j * seg : seg;
                     AC_CHECK(PMPI_Wait(&req[j % AC_RS_RING_WINDOW], MPI_STATUS_IGNORE));
                     if (reduce)
-                        AC_CHECK(PMPI_Reduce_local(AT(tmp, t, (j % AC_RS_RING_WINDOW) * seg),
-                                                   AT(buf, t, blk[rb] + j * seg), (int)c, t, op));
+                        AC_CHECK(PMPI_Reduce_local(ac_dt_at(tmp, t, (j % AC_RS_RING_WINDOW) * seg),
+                                                   ac_dt_at(buf, t, blk[rb] + j * seg), (int)c, t,
+                                                   op));
                 }
                 if (j < ns)
                     AC_CHECK(PMPI_Wait(&req[AC_RS_RING_WINDOW + j % AC_RS_RING_WINDOW],
@@ -177,14 +176,14 @@ int ac_rs_ring(int p, int r, const size_t *blk, int shift, int reduce, size_t se
                 size_t c = rc - k * seg < seg ? rc - k * seg : seg;
                 /* reduce: segment k lands in slot k mod W of tmp, free again since its
                  * previous tenant, segment k - W, was combined above. */
-                char *dst = reduce ? AT(tmp, t, (k % AC_RS_RING_WINDOW) * seg)
-                                   : AT(buf, t, blk[rb] + k * seg);
+                char *dst = reduce ? ac_dt_at(tmp, t, (k % AC_RS_RING_WINDOW) * seg)
+                                   : ac_dt_at(buf, t, blk[rb] + k * seg);
                 AC_CHECK(PMPI_Irecv(dst, (int)c, t, left, tag, comm, &req[k % AC_RS_RING_WINDOW]));
             }
             if (k < ns) {
                 size_t c = sc - k * seg < seg ? sc - k * seg : seg;
-                AC_CHECK(PMPI_Isend(AT(buf, t, blk[sb] + k * seg), (int)c, t, right, tag, comm,
-                                    &req[AC_RS_RING_WINDOW + k % AC_RS_RING_WINDOW]));
+                AC_CHECK(PMPI_Isend(ac_dt_at(buf, t, blk[sb] + k * seg), (int)c, t, right, tag,
+                                    comm, &req[AC_RS_RING_WINDOW + k % AC_RS_RING_WINDOW]));
             }
         }
     }
@@ -206,7 +205,7 @@ int ac_rs_knomial(int g, int k, int me, const int *map, char *buf, char *tmp, in
         for (int j = 0; j < k; j++) {
             if (j == digit) continue;
             int peer = base + j * (int)d, slot = j < digit ? j : j - 1;
-            AC_CHECK(PMPI_Irecv(AT(tmp, t, (size_t)slot * (size_t)count), count, t,
+            AC_CHECK(PMPI_Irecv(ac_dt_at(tmp, t, (size_t)slot * (size_t)count), count, t,
                                 map ? map[peer] : peer, tag, comm, &req[nreq++]));
         }
         for (int j = 0; j < k; j++) {
@@ -217,9 +216,9 @@ int ac_rs_knomial(int g, int k, int me, const int *map, char *buf, char *tmp, in
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
         nreq = 0;
         /* v_0 op (v_1 op (... op v_{k-1})), accumulated in v_{k-1}'s buffer. */
-        char *acc = digit == k - 1 ? buf : AT(tmp, t, (size_t)(k - 2) * (size_t)count);
+        char *acc = digit == k - 1 ? buf : ac_dt_at(tmp, t, (size_t)(k - 2) * (size_t)count);
         for (int j = k - 2; j >= 0; j--) {
-            char *v = j == digit ? buf : AT(tmp, t, (size_t)(j < digit ? j : j - 1) * count);
+            char *v = j == digit ? buf : ac_dt_at(tmp, t, (size_t)(j < digit ? j : j - 1) * count);
             AC_CHECK(PMPI_Reduce_local(v, acc, count, t, op));
         }
         if (acc != buf) AC_CHECK(ac_dt_copy(acc, count, t, buf, count, t));
@@ -227,32 +226,5 @@ int ac_rs_knomial(int g, int k, int me, const int *map, char *buf, char *tmp, in
 fn_exit:
     if (nreq) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);
-    return err;
-}
-
-int ac_rs_allreduce_knomial(const ac_args_t *a, int k) {
-    int err = MPI_SUCCESS, p = a->size, n = a->rcount, g = ac_rs_pow_floor(p, k);
-    MPI_Datatype t = a->rtype;
-    void *tbase = NULL;
-    int *map = NULL;
-    ac_fold_t f;
-    ac_fold_init(&f, p, g, a->rank);
-    char *buf = a->rbuf;
-    char *tmp = ac_dt_alloc(t, (size_t)n * (size_t)(k - 1), &tbase);
-    map = malloc((size_t)g * sizeof *map);
-    if (!tmp || !map) {
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
-    for (int j = 0; j < g; j++)
-        map[j] = ac_fold_leader_of(&f, j);
-    if (!a->inplace) AC_CHECK(ac_dt_copy(a->sbuf, n, t, buf, n, t));
-    AC_CHECK(ac_fold_reduce(&f, buf, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
-    if (f.active)
-        AC_CHECK(ac_rs_knomial(g, k, f.group, map, buf, tmp, n, t, a->op, a->comm, AC_TAG(a)));
-    AC_CHECK(ac_fold_bcast(&f, buf, n, t, a->comm, AC_TAG(a)));
-fn_exit:
-    free(tbase);
-    free(map);
     return err;
 }

@@ -7,7 +7,8 @@
  * Conventions: buffers are typed (count elements of `type`, element i at buf + i * extent);
  * PMPI_Reduce_local(in, inout) computes inout = in op inout, so "lower op higher" is obtained by
  * passing the lower-ranked operand as `in`. Every function is collective over the ranks it
- * names and uses only point-to-point on (comm, tag).
+ * names and uses only point-to-point on (comm, tag). Patterns only, with plain parameters: the
+ * algorithms that run them on a call's argument record live in src/coll.
  */
 #ifndef AC_RS_CORE_H
 #define AC_RS_CORE_H
@@ -92,30 +93,5 @@ int ac_rs_ring(int p, int r, const size_t *blk, int shift, int reduce, size_t se
  * every member, so they keep identical bytes. tmp: (k - 1) * count elements of scratch. */
 int ac_rs_knomial(int g, int k, int me, const int *map, char *buf, char *tmp, int count,
                   MPI_Datatype t, MPI_Op op, MPI_Comm comm, int tag);
-
-/* The input vector of a reduction: rbuf when in place. */
-static inline const void *ac_rs_input(const ac_args_t *a) {
-    return a->inplace ? a->rbuf : a->sbuf;
-}
-
-/* Allreduce of a (count a->rcount of a->rtype, result in a->rbuf, in place or not) by the fold
- * onto the largest power of k not above p, recursive multiplying among the participants and the
- * fold's return. k = 2 is recursive doubling. Rank-ordered, so valid for any operation. */
-int ac_rs_allreduce_knomial(const ac_args_t *a, int k);
-
-/* Reduce-scatter cores (rs_scatter.c), shared by reduce_scatter (counts = a->rcounts) and
- * reduce_scatter_block (counts all a->rcount). The input is sum(counts) elements of a->rtype
- * (in rbuf when in place); rank r receives block r (counts[r] elements) in a->rbuf.
- *  - halving: fold onto p' = 2^floor(lg p) participants (each owns the blocks of its rank
- *    group), recursive halving (ascending: distance 1, 2, ..., rank-ordered; otherwise distance
- *    p'/2, ..., commutative), then the holder of each group's blocks sends them to its ranks.
- *  - pairwise: step s sends block r + s to r + s, receives the piece of block r from r - s and
- *    combines (commutative).
- *  - ring: reduce-scatter ring ending with block r at rank r (commutative).
- *  - direct: every rank receives the p pieces of its block and combines them in rank order. */
-int ac_rs_rsc_halving(const ac_args_t *a, const int *counts, int ascending);
-int ac_rs_rsc_pairwise(const ac_args_t *a, const int *counts);
-int ac_rs_rsc_ring(const ac_args_t *a, const int *counts);
-int ac_rs_rsc_direct(const ac_args_t *a, const int *counts);
 
 #endif

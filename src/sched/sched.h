@@ -18,6 +18,7 @@
  *   sparbit      Sparbit (Loch 2021) per-step distance, blocks and ignore rule
  *   nbx          neighbour exchange (Chen et al. 2005), even p
  *   rdb          recursive doubling, power of two, and the fold for other p
+ *   nodes        node-ordered layout of per-rank blocks (hierarchical gather and scatter)
  */
 #ifndef AC_SCHED_H
 #define AC_SCHED_H
@@ -114,5 +115,12 @@ int ac_rdb_start(int r, int k); /* (r >> k) << k */
 /* Blocks carried by the virtual ranks [v0, v0 + nv) in the fold: writes them (virtual ranks in
  * increasing order, each followed by its partner block) into out and returns their number. */
 int ac_rdb_fold_blocks(int p, int v0, int nv, int *out);
+
+/* ------------------------------------------------------------------ nodes (sched/nodes.c)
+ * Node-ordered layout of p per-rank blocks, node_of[r] = node of rank r (nodes 0 .. nn-1): the
+ * region of node n holds the blocks of its ranks in rank order, size[n] blocks from block
+ * start[n]; regions follow one another in node order. pos[r] = start[node_of[r]] + the index of
+ * r among the ranks of its node (the slot of rank r's block). */
+void ac_node_regions(const int *node_of, int p, int nn, int *size, int *start, int *pos);
 
 #endif

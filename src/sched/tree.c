@@ -478,3 +478,54 @@ fn_exit:
     free(tmpbase);
     return err;
 }
+
+/* ---------------------------------------------------------------- pieces */
+
+/* Elements [*off, *off + *n) of pieces [lo, hi). */
+static void piece_range(const ac_pieces_t *pc, int lo, int hi, int *off, int *n) {
+    long long a = (long long)lo * pc->c, b = (long long)hi * pc->c;
+    if (a > pc->count) a = pc->count;
+    if (b > pc->count) b = pc->count;
+    *off = (int)a;
+    *n = b > a ? (int)(b - a) : 0;
+}
+
+int ac_pieces_send(const ac_pieces_t *pc, int lo, int hi, int w) {
+    int off, n;
+    piece_range(pc, lo, hi, &off, &n);
+    return PMPI_Send(ac_dt_at(pc->buf, pc->type, (size_t)off), n, pc->type,
+                     ac_tree_rank(w, pc->root, pc->p), pc->tag, pc->comm);
+}
+
+int ac_pieces_recv(const ac_pieces_t *pc, int lo, int hi, int w) {
+    int off, n;
+    piece_range(pc, lo, hi, &off, &n);
+    return PMPI_Recv(ac_dt_at(pc->buf, pc->type, (size_t)off), n, pc->type,
+                     ac_tree_rank(w, pc->root, pc->p), pc->tag, pc->comm, MPI_STATUS_IGNORE);
+}
+
+int ac_pieces_sendrecv(const ac_pieces_t *pc, int slo, int shi, int to, int rlo, int rhi,
+                       int from) {
+    int soff, sn, roff, rn;
+    piece_range(pc, slo, shi, &soff, &sn);
+    piece_range(pc, rlo, rhi, &roff, &rn);
+    return PMPI_Sendrecv(ac_dt_at(pc->buf, pc->type, (size_t)soff), sn, pc->type,
+                         ac_tree_rank(to, pc->root, pc->p), pc->tag,
+                         ac_dt_at(pc->buf, pc->type, (size_t)roff), rn, pc->type,
+                         ac_tree_rank(from, pc->root, pc->p), pc->tag, pc->comm, MPI_STATUS_IGNORE);
+}
+
+int ac_pieces_scatter(ac_pieces_t *pc, void *buf, int count, MPI_Datatype type, int root, int rank,
+                      int p, MPI_Comm comm, int tag) {
+    int err = MPI_SUCCESS, v = ac_tree_vrank(rank, root, p);
+    ac_tree_t tr = ac_tree_make(AC_TREE_KNOMIAL, 2, p);
+    *pc = (ac_pieces_t){buf, type, count, (count + p - 1) / p, p, root, v, tag, comm};
+    if (v != 0)
+        AC_CHECK(ac_pieces_recv(pc, v, v + ac_tree_subtree(&tr, v), ac_tree_parent(&tr, v)));
+    for (int i = ac_tree_nchildren(&tr, v) - 1; i >= 0; i--) {
+        int ch = ac_tree_child(&tr, v, i);
+        AC_CHECK(ac_pieces_send(pc, ch, ch + ac_tree_subtree(&tr, ch), ch));
+    }
+fn_exit:
+    return err;
+}

@@ -39,6 +39,8 @@
  *   ac_tree_scatter, ac_tree_gather: KNOMIAL trees, each node forwards the contiguous virtual
  *   range of its children's subtrees; the k-1 children of one digit position are served
  *   concurrently (k-port).
+ *   ac_pieces_*: the pieces of one buffer in a scatter-allgather broadcast, their binomial
+ *   scatter and exchanges of piece ranges.
  */
 #ifndef AC_SCHED_TREE_H
 #define AC_SCHED_TREE_H
@@ -121,6 +123,27 @@ int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, M
 int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                     MPI_Datatype rtype, int root, int rank, MPI_Comm comm, int tag,
                     const ac_tree_t *t);
+
+/* Pieces of a scatter-allgather broadcast: buf (count elements of type) on the p ranks of comm
+ * is cut into p pieces of c = ceil(count / p) elements (the last ones short or empty); piece i
+ * belongs to virtual rank i = (rank - root) mod p. A range of pieces [lo, hi) is the element
+ * range [lo c, hi c) clipped to count (so [0, p) is the whole buffer). Messages use tag. */
+typedef struct {
+    char *buf;
+    MPI_Datatype type;
+    int count, c, p, root, v, tag;
+    MPI_Comm comm;
+} ac_pieces_t;
+/* Fills pc and runs the binomial scatter of the pieces from root: virtual rank v receives
+ * pieces [v, v + subtree(v)) from its parent into place, then sends each child ch its range
+ * [ch, ch + subtree(ch)), largest subtree first. Afterwards virtual rank v holds piece v. */
+int ac_pieces_scatter(ac_pieces_t *pc, void *buf, int count, MPI_Datatype type, int root, int rank,
+                      int p, MPI_Comm comm, int tag);
+/* Pieces [lo, hi) to (from) virtual rank w. */
+int ac_pieces_send(const ac_pieces_t *pc, int lo, int hi, int w);
+int ac_pieces_recv(const ac_pieces_t *pc, int lo, int hi, int w);
+/* One sendrecv: pieces [slo, shi) to virtual rank to, pieces [rlo, rhi) from virtual rank from. */
+int ac_pieces_sendrecv(const ac_pieces_t *pc, int slo, int shi, int to, int rlo, int rhi, int from);
 
 /* Gather over a KNOMIAL tree into rbuf at root (rcount x rtype per rank, rank order). sbuf ==
  * MPI_IN_PLACE at the root: its block is already in rbuf. */

@@ -76,11 +76,6 @@ static ac_adapt_t *live; /* every adaptive state of this process (under ac_lock)
 
 /* ---------------------------------------------------------------- keys */
 
-static int reduces(int coll) {
-    return coll == AUTOCOLL_REDUCE || coll == AUTOCOLL_ALLREDUCE ||
-           coll == AUTOCOLL_REDUCE_SCATTER || coll == AUTOCOLL_REDUCE_SCATTER_BLOCK;
-}
-
 static int op_id(MPI_Op op, int commutative) {
     const MPI_Op pre[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
                           MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
@@ -108,7 +103,7 @@ static void make_key(ac_adapt_t *ad, const ac_args_t *a, ac_key_t *k) {
     memset(k, 0, sizeof *k);
     k->coll = a->coll;
     k->root = ac_coll_rooted(a->coll) ? a->root : -1;
-    k->op = reduces(a->coll) ? op_id(a->op, a->commutative) : -1;
+    k->op = ac_coll_reduces(a->coll) ? op_id(a->op, a->commutative) : -1;
     k->inplace = ac_coll_rooted(a->coll) ? 0 : a->inplace;
     if (a->bytes_local) return; /* alltoallv: no size */
     int c = a->coll, nx = ad->nexact[c];

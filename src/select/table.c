@@ -99,13 +99,7 @@ AC_EXPORT autocoll_table_t *autocoll_table_new(void) {
 }
 
 AC_EXPORT void autocoll_table_free(autocoll_table_t *t) {
-    if (!t) return;
-    for (int i = 0; i < t->nprov; i++) {
-        free(t->prov[i].key);
-        free(t->prov[i].val);
-    }
-    free(t->prov);
-    free(t->rules);
+    ac_table_clear(t);
     free(t);
 }
 

@@ -20,10 +20,14 @@ void ac_agb_init(ac_agb_t *g, void *buf, MPI_Datatype type, int p, int me, MPI_C
     g->displs = displs;
 }
 
-int ac_agb_setup(const ac_args_t *a, ac_agb_t *g) {
+void ac_agb_view(const ac_args_t *a, ac_agb_t *g) {
     int v = a->coll == AUTOCOLL_ALLGATHERV;
     ac_agb_init(g, a->rbuf, a->rtype, a->size, a->rank, a->comm, AC_TAG(a), a->rcount,
                 v ? a->rcounts : NULL, v ? a->rdispls : NULL);
+}
+
+int ac_agb_setup(const ac_args_t *a, ac_agb_t *g) {
+    ac_agb_view(a, g);
     if (a->inplace) return MPI_SUCCESS;
     return ac_dt_copy(a->sbuf, a->scount, a->stype, ac_agb_addr(g, a->rank),
                       ac_agb_count(g, a->rank), a->rtype);
@@ -79,26 +83,26 @@ static int agb_msg(const ac_agb_t *g, const int *blk, int n, void **addr, int *c
     return err;
 }
 
-int ac_agb_isend(const ac_agb_t *g, const int *blk, int n, int peer, MPI_Request *req) {
+/* Post the send (send = 1) or the receive of one message carrying the blocks of list blk. */
+static int agb_post(const ac_agb_t *g, const int *blk, int n, int peer, MPI_Request *req,
+                    int send) {
     void *addr;
     int cnt, made, err;
     MPI_Datatype t;
     err = agb_msg(g, blk, n, &addr, &cnt, &t, &made);
     if (err != MPI_SUCCESS) return err;
-    err = PMPI_Isend(addr, cnt, t, peer, g->tag, g->comm, req);
+    err = send ? PMPI_Isend(addr, cnt, t, peer, g->tag, g->comm, req)
+               : PMPI_Irecv(addr, cnt, t, peer, g->tag, g->comm, req);
     if (made) PMPI_Type_free(&t);
     return err;
 }
 
+int ac_agb_isend(const ac_agb_t *g, const int *blk, int n, int peer, MPI_Request *req) {
+    return agb_post(g, blk, n, peer, req, 1);
+}
+
 int ac_agb_irecv(const ac_agb_t *g, const int *blk, int n, int peer, MPI_Request *req) {
-    void *addr;
-    int cnt, made, err;
-    MPI_Datatype t;
-    err = agb_msg(g, blk, n, &addr, &cnt, &t, &made);
-    if (err != MPI_SUCCESS) return err;
-    err = PMPI_Irecv(addr, cnt, t, peer, g->tag, g->comm, req);
-    if (made) PMPI_Type_free(&t);
-    return err;
+    return agb_post(g, blk, n, peer, req, 0);
 }
 
 int ac_agb_sendrecv(const ac_agb_t *g, const int *sblk, int ns, int to, const int *rblk, int nr,

@@ -9,6 +9,10 @@
  * when the blocks are adjacent in memory in list order, otherwise a committed
  * MPI_Type_create_hindexed of the blocks (freed right after posting). Sender and receiver use the
  * same list in the same order, so the type signatures match on every rank.
+ *
+ * allgatherv.def names the allgather functions: every one of them serves allgatherv calls too,
+ * since the geometry comes from the argument record (ac_agb_view reads rcounts and rdispls when
+ * a->coll is AUTOCOLL_ALLGATHERV).
  */
 #ifndef AC_AG_COMMON_H
 #define AC_AG_COMMON_H
@@ -37,7 +41,9 @@ static inline int ac_agb_empty(const ac_agb_t *g, int b) {
     return ac_agb_count(g, b) == 0 || g->tsize == 0;
 }
 
-/* Fill g from an allgather or allgatherv argument record and put the own block in its slot. */
+/* Fill g from an allgather or allgatherv argument record (the receive buffer's blocks). */
+void ac_agb_view(const ac_args_t *a, ac_agb_t *g);
+/* The same, and put the own block in its slot. */
 int ac_agb_setup(const ac_args_t *a, ac_agb_t *g);
 /* Same geometry on another communicator / buffer (no local copy). */
 void ac_agb_init(ac_agb_t *g, void *buf, MPI_Datatype type, int p, int me, MPI_Comm comm, int tag,
@@ -66,9 +72,8 @@ int ac_agx_steps(const ac_args_t *a, int kind, int sync, int nbar);
  * can travel between the same two ranks in the same step). */
 #define AC_AG_TOKEN_TAG(a) AC_TAG_SYNC(a)
 
-/* Shared bodies of algorithms registered for both allgather and allgatherv. */
+/* Bodies shared by two algorithms (each registered for allgather and allgatherv): sparbit and
+ * sparbit_packed (allgather_sparbit.c), mesh2d and mesh3d (allgather_mesh2d.c). */
 int ac_agx_sparbit(const ac_args_t *a, int packed);
-int ac_agx_kbruck(const ac_args_t *a, int k);
 int ac_agx_mesh(const ac_args_t *a, int nd);
-int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx);
 #endif

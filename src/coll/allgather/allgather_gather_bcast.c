@@ -6,10 +6,13 @@
  *   blocks. bcast: rank r > 0 receives from r - lowbit(r) every block outside the range it
  *   gathered, [r, min(r + lowbit(r), p)); then it sends to each child c = r + m (m = lowbit(r)/2,
  *   ..., 1, c < p) every block outside c's range.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: gather ceil(log2 p) alpha + (p-1) n beta, bcast ceil(log2 p)(alpha + p n beta).
+ *   allgatherv: 2 ceil(log2 p) alpha + sum n_j beta + log2(p) sum n_j beta; n_j = bytes of block j.
  * Restrictions: none. Memory: block lists.
  * Reference: seed 000 (Faraj 2006) section 4.1.1.1 (gather-bcast, LAM's allgather); spec
  *   star-stage-ethernet.md 2.2 (schedule and corrected gather estimate).
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

@@ -10,19 +10,23 @@
  *   (sequential, cyclic, irregular; blocks of a node need not be adjacent) and any number of
  *   ranks per node; (4) binomial broadcast of all blocks inside the node over node_comm (one
  *   message per edge, an indexed datatype over all slots).
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h):
+ *   a node segment holds its blocks' counts.
  * Cost: intra gather (ppn-1)(alpha + n beta) + inter allgatherv of nnodes segments of ppn n
  *   bytes + 2 copies of (p - ppn) n bytes + ceil(log2 ppn)(alpha + p n beta).
+ *   allgatherv: intra gatherv + leaders' allgatherv + intra bcast; n_j = bytes of block j.
  * Restrictions: none (one node: the inter step is trivial). Memory: scratch of p blocks on
  *   leaders. Parameter inter = flat allgatherv algorithm run among the leaders.
  * Reference: seed 001 (Loch 2021) sections 5.1-5.3 (placement and locality, spec sparbit.md 4);
  *   seed 000 (Faraj 2006) section 5.2 future work 2 (SMP-aware collectives).
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include "../algs.h"
 #include "ag_common.h"
 
-int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* Node and leader communicators: made by the dispatcher before a top-level call, here when
      * a composite runs this algorithm on a context of its own (agreed, collective). */
     int nodes_err = ac_ctx_nodes(ctx);
@@ -107,23 +111,9 @@ int ac_agx_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             AC_CHECK(ac_dt_copy(ac_agb_addr(&g, r), ac_agb_count(&g, r), g.type,
                                 tmp + (MPI_Aint)seg[r] * g.ext, ac_agb_count(&g, r), g.type));
         }
-        ac_args_t sub = *a;
-        sub.coll = AUTOCOLL_ALLGATHERV;
-        sub.sbuf = MPI_IN_PLACE;
-        sub.inplace = 1;
-        sub.scount = 0;
-        sub.stype = g.type;
-        sub.rbuf = tmp;
-        sub.rcount = 0;
-        sub.rcounts = ncount;
-        sub.rdispls = ndispl;
-        sub.rtype = g.type;
-        sub.comm = sub.ucomm = ctx->leader_comm;
-        PMPI_Comm_rank(ctx->leader_comm, &sub.rank);
-        PMPI_Comm_size(ctx->leader_comm, &sub.size);
-        ac_inst_t inst;
-        ac_inst_default(inter, &inst);
-        AC_CHECK(ac_run_part(&sub, &inst, ctx));
+        ac_args_t sub = ac_part_allgatherv(a, ctx->leader_comm, tmp, ncount, ndispl, g.type);
+        sub.ucomm = ctx->leader_comm; /* a native part runs on the leaders' communicator */
+        AC_CHECK(ac_run_part_alg(&sub, inter, ctx));
         for (int r = 0; r < p; r++)
             if (ctx->node_of[r] != ctx->node_id)
                 AC_CHECK(ac_dt_copy(tmp + (MPI_Aint)seg[r] * g.ext, ac_agb_count(&g, r), g.type,
@@ -155,8 +145,4 @@ fn_exit:
     free(ndispl);
     free(seg);
     return err;
-}
-
-int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    return ac_agx_hier(a, in, ctx);
 }

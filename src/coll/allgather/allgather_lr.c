@@ -2,10 +2,13 @@
  * Algorithm: logical neighbour ring (LR, topology-unaware ring order R[q] = q): at step
  *   s = 0..p-2 rank i sends block i-s (its own block first, then the one received at the
  *   previous step) to i+1 and receives block i-s-1 from i-1 (ac_lring_*). Only neighbours talk.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: (p-1)(alpha + n beta) + (p-2) theta; n = bytes of a block.
+ *   allgatherv: (p-1) alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: none. Memory: none.
  * Reference: seed 000 (Faraj 2006), section 3.3.1 (logical ring, LR); spec
  *   star-stage-ethernet.md 2.2; seed 001 (Loch 2021) section 2.4.1 (spec sparbit.md 3.1).
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include "ag_common.h"
 

@@ -4,11 +4,15 @@
  *   1xp, i.e. one phase with p-1 peers). Phase d (d = 0, 1) exchanges all blocks held so far with
  *   every rank differing only in coordinate d: receives from c_d - j and sends to c_d + j,
  *   j = 1..g_d - 1 (spreading order), then waits. After phase 0 a rank holds its grid row
- *   (x adjacent blocks, one message), after phase 1 everything.
+ *   (x adjacent blocks, one message), after phase 1 everything. ac_agx_mesh below is also the
+ *   body of mesh3d.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: 2(sqrt(p)-1) alpha + (p-1) n beta + theta; n = bytes of a block.
+ *   allgatherv: 2(sqrt(p)-1) alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: none. Memory: 2(g_d - 1) requests, block lists.
  * Reference: seed 000 (Faraj 2006) section 4.1.1.1; spec star-stage-ethernet.md 2.1 (dims2,
  *   coords) and 2.2.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

@@ -5,9 +5,12 @@
  *   dimension, exactly as allgather_mesh2d.c: in phase d a rank exchanges everything it holds
  *   with the g_d - 1 ranks differing only in coordinate d (spreading order). Dimensions of size
  *   1 are skipped.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: 3(cbrt(p)-1) alpha + (p-1) n beta + 2 theta; n = bytes of a block.
+ *   allgatherv: 3(cbrt(p)-1) alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: none. Memory: 2(g_d - 1) requests, block lists.
  * Reference: seed 000 (Faraj 2006) section 4.1.1.1; spec star-stage-ethernet.md 2.1 (dims3).
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include "ag_common.h"
 

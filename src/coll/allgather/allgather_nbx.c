@@ -5,9 +5,12 @@
  *   with sigma = +1 for even r, -1 for odd r; r sends the aligned pair it received at step s-1
  *   (its own pair at s = 1) and receives the partner's pair starting at
  *   (e + sigma (-1)^s 2 ceil(s/2)) mod p (ac_nbx_*). Pairs are two adjacent slots: one message.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: (p/2) alpha + (p-1) n beta; n = bytes of a block.
+ *   allgatherv: (p/2) alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: EVEN_P. Memory: none.
  * Reference: seed 001 (Loch 2021) section 2.4.2; spec sparbit.md 3.2.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include "ag_common.h"
 

@@ -2,9 +2,12 @@
  * Algorithm: pair with MPI barrier: the pair exchange of allgather_pair.c (step s: swap own
  *   blocks with i ^ s) with PMPI_Barrier on the private communicator between every two
  *   consecutive steps.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_h; n = bytes of a block.
+ *   allgatherv: (p-1) alpha + sum n_j beta + (p-2) delta_h; n_j = bytes of block j.
  * Restrictions: POF2. Memory: none.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1; spec star-stage-ethernet.md 2.0.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include "ag_common.h"
 

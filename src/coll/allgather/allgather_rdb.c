@@ -3,10 +3,13 @@
  *   with r ^ 2^k everything it holds: the aligned range of 2^k blocks starting at
  *   (r >> k) << k, and receives the partner's range starting at ((r ^ 2^k) >> k) << k. After
  *   step k, r holds the aligned range of 2^(k+1) blocks around it.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: log2(p) alpha + (p-1) n beta + (log2(p)-1) theta; n = bytes of a block.
+ *   allgatherv: log2(p) alpha + sum n_j beta; n_j = bytes of block j.
  * Restrictions: POF2 (the fold for other p is allgather_rdb_fold). Memory: none.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1; spec star-stage-ethernet.md 2.1 (rdb),
  *   spec sparbit.md 3.3.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

@@ -5,10 +5,13 @@
  *   (at step k it sends the blocks of virtual ranks [(u >> k) << k, +2^k), each followed by its
  *   folded partner, ac_rdb_fold_blocks); finally rank u < e sends every block but u + p' to
  *   u + p'. For p a power of two it is exactly allgather_rdb.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: (log2(p') + 2) alpha + ((p-1) + (p-1)) n beta at most (fold steps only when e > 0).
+ *   allgatherv: (log2(p')+2) alpha + up to 2 sum n_j beta; n_j = bytes of block j.
  * Restrictions: none. Memory: none.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1 ("cost almost doubles" for non-power-of-two
  *   p); spec star-stage-ethernet.md 2.1 (fold resolution).
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

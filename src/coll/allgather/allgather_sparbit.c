@@ -5,12 +5,19 @@
  *   for j = 0..n-1, one message per block, to (r+d) mod p, and receives blocks (r - (2j+1)d)
  *   mod p, same order, from (r-d) mod p, straight into their slots. Ignore rule: z = 1 (the
  *   last held block is withheld, it would reach a rank that has it) exactly when
- *   ((p-1) & d) == 0 (spec sparbit.md 1.3). Blocks with zero bytes are skipped on both sides
- *   (allgatherv; every rank evaluates the same counts).
+ *   ((p-1) & d) == 0 (spec sparbit.md 1.3). Step schedule: src/sched/sparbit.c (worked
+ *   example there). ac_agx_sparbit is also the body of sparbit_packed.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b]
+ *   (ag_common.h). Blocks whose byte size is zero (rcounts[b] * size(rtype) == 0, the same on
+ *   every rank) are skipped on both sides, so matching by posting order still holds; with a
+ *   single non-empty block the algorithm is a binomial broadcast from its owner.
  * Cost: (p-1-L) tau + L alpha + (p-1) n beta; n = bytes of a block, tau = issue cost.
+ *   allgatherv: (p'-1-L) tau + L alpha + sum n_j beta, p' = non-empty blocks; n_j = bytes of
+ *   block j.
  * Restrictions: none. Memory: 2 floor(p/2) requests.
  * Reference: seed 001 (Loch 2021) section 4.2, Algorithm 1 (corrected); spec sparbit.md 1.2-1.5
  *   and 2.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

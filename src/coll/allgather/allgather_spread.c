@@ -3,10 +3,13 @@
  *   the send of its own block to rank me+s, s = 1..p-1 (so the s-th send of every rank meets the
  *   s-th posted receive of its target), then waits for all of them. Unlike linear ("simple"),
  *   the destinations are spread: at any moment rank i is sending to i+s, never all to rank 0.
+ *   allgatherv runs the same function on blocks of rcounts[b] elements at rdispls[b] (ag_common.h).
  * Cost: (p-1)(alpha + n beta) serialised, alpha + (p-1) n beta at best; n = bytes of a block.
+ *   allgatherv: alpha + sum n_j beta (best); n_j = bytes of block j.
  * Restrictions: none. Memory: 2(p-1) requests.
  * Reference: seed 000 (Faraj 2006), section 4.1.1.1 ("spreading simple");
  *   spec star-stage-ethernet.md 2.1/2.2.
+ *   allgatherv form: spec star-stage-ethernet.md 2.3.
  */
 #include <stdlib.h>
 #include "ag_common.h"

@@ -11,27 +11,15 @@
  */
 #include <stdlib.h>
 #include "../algs.h"
-#include "../../sched/rs_core.h"
 
 int ac_allreduce_ag_reduce(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int err = MPI_SUCCESS, p = a->size, n = a->rcount;
     MPI_Datatype t = a->rtype;
     void *sbase = NULL;
-    ac_inst_t gi;
-    ac_inst_default(ac_param_alg(in, "ag"), &gi);
     char *all = ac_dt_alloc(t, (size_t)n * (size_t)p, &sbase);
     if (!all) return MPI_ERR_NO_MEM;
-    ac_args_t g = *a;
-    g.coll = AUTOCOLL_ALLGATHER;
-    g.sbuf = ac_rs_input(a);
-    g.inplace = 0;
-    g.scount = n;
-    g.stype = t;
-    g.rbuf = all;
-    g.rcount = n;
-    g.rtype = t;
-    g.op = MPI_OP_NULL;
-    AC_CHECK(ac_run_part(&g, &gi, ctx));
+    ac_args_t g = ac_part_args(a, AUTOCOLL_ALLGATHER, a->comm, 0, ac_rs_input(a), all, n, t);
+    AC_CHECK(ac_run_part_alg(&g, ac_param_alg(in, "ag"), ctx));
     AC_CHECK(ac_dt_copy(ac_dt_at(all, t, (size_t)(p - 1) * (size_t)n), n, t, a->rbuf, n, t));
     for (int r = p - 2; r >= 0; r--)
         AC_CHECK(PMPI_Reduce_local(ac_dt_at(all, t, (size_t)r * (size_t)n), a->rbuf, n, t, a->op));

@@ -15,13 +15,6 @@
 #include <stdlib.h>
 #include "../algs.h"
 
-static void on(ac_args_t *x, const ac_ctx_t *c, MPI_Comm ucomm) {
-    x->comm = c->comm;
-    x->ucomm = ucomm;
-    x->rank = c->rank;
-    x->size = c->size;
-}
-
 int ac_allreduce_hierarchical(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* Node and leader communicators: made by the dispatcher before a top-level call, here when
      * a composite runs this algorithm on a context of its own (agreed, collective). */
@@ -30,45 +23,31 @@ int ac_allreduce_hierarchical(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t 
     int err = MPI_SUCCESS, n = a->rcount;
     void *tbase = NULL;
     ac_ctx_t *nctx = NULL, *lctx = NULL;
-    ac_inst_t ri, ii, bi;
-    ac_inst_default(ac_param_alg(in, "reduce"), &ri);
-    ac_inst_default(ac_param_alg(in, "inter"), &ii);
-    ac_inst_default(ac_param_alg(in, "bcast"), &bi);
+    /* The parts run on the private communicators of the node and leader contexts; node_comm and
+     * leader_comm are their user communicators. */
     AC_CHECK(ac_ctx_get(ctx->node_comm, &nctx));
-    ac_args_t r = *a;
-    r.coll = AUTOCOLL_REDUCE;
-    r.root = 0;
-    on(&r, nctx, ctx->node_comm);
-    if (nctx->rank == 0) {
-        r.sbuf = a->inplace ? MPI_IN_PLACE : a->sbuf;
-    } else if (a->inplace) {
-        r.sbuf = a->rbuf;
-        r.inplace = 0;
-        if (!(r.rbuf = ac_dt_alloc(a->rtype, (size_t)n, &tbase))) {
+    const void *sbuf = a->inplace ? MPI_IN_PLACE : a->sbuf;
+    void *rbuf = a->rbuf;
+    if (nctx->rank != 0 && a->inplace) {
+        sbuf = a->rbuf;
+        if (!(rbuf = ac_dt_alloc(a->rtype, (size_t)n, &tbase))) {
             err = MPI_ERR_NO_MEM;
             goto fn_exit;
         }
     }
-    AC_CHECK(ac_run_part(&r, &ri, nctx));
+    ac_args_t r = ac_part_args(a, AUTOCOLL_REDUCE, nctx->comm, 0, sbuf, rbuf, n, a->rtype);
+    r.ucomm = ctx->node_comm;
+    AC_CHECK(ac_run_part_alg(&r, ac_param_alg(in, "reduce"), nctx));
     if (ctx->nnodes > 1 && ctx->leader_comm != MPI_COMM_NULL) {
         AC_CHECK(ac_ctx_get(ctx->leader_comm, &lctx));
-        ac_args_t x = *a;
-        x.coll = AUTOCOLL_ALLREDUCE;
-        x.sbuf = MPI_IN_PLACE;
-        x.inplace = 1;
-        on(&x, lctx, ctx->leader_comm);
-        AC_CHECK(ac_run_part(&x, &ii, lctx));
+        ac_args_t x =
+            ac_part_args(a, AUTOCOLL_ALLREDUCE, lctx->comm, 0, MPI_IN_PLACE, a->rbuf, n, a->rtype);
+        x.ucomm = ctx->leader_comm;
+        AC_CHECK(ac_run_part_alg(&x, ac_param_alg(in, "inter"), lctx));
     }
-    ac_args_t b = *a;
-    b.coll = AUTOCOLL_BCAST;
-    b.root = 0;
-    b.sbuf = NULL;
-    b.inplace = 0;
-    b.op = MPI_OP_NULL;
-    b.scount = n;
-    b.stype = a->rtype;
-    on(&b, nctx, ctx->node_comm);
-    AC_CHECK(ac_run_part(&b, &bi, nctx));
+    ac_args_t b = ac_part_args(a, AUTOCOLL_BCAST, nctx->comm, 0, NULL, a->rbuf, n, a->rtype);
+    b.ucomm = ctx->node_comm;
+    AC_CHECK(ac_run_part_alg(&b, ac_param_alg(in, "bcast"), nctx));
 fn_exit:
     free(tbase);
     return err;

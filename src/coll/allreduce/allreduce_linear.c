@@ -11,13 +11,10 @@
 int ac_allreduce_linear(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     (void)in;
     int err;
-    ac_args_t r = *a;
-    r.coll = AUTOCOLL_REDUCE;
-    r.root = 0;
+    ac_args_t r =
+        ac_part_args(a, AUTOCOLL_REDUCE, a->comm, 0, a->sbuf, a->rbuf, a->rcount, a->rtype);
     AC_CHECK(ac_reduce_linear(&r, NULL, ctx));
-    ac_args_t b = *a;
-    b.coll = AUTOCOLL_BCAST;
-    b.root = 0;
+    ac_args_t b = ac_part_args(a, AUTOCOLL_BCAST, a->comm, 0, NULL, a->rbuf, a->rcount, a->rtype);
     AC_CHECK(ac_bcast_linear(&b, NULL, ctx));
 fn_exit:
     return err;

@@ -19,8 +19,6 @@ int ac_allreduce_rab1(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int err = MPI_SUCCESS, p = a->size, n = a->rcount, g = ac_rs_pow_floor(p, 2), own = 0;
     MPI_Datatype t = a->rtype;
     void *tbase = NULL;
-    ac_inst_t gi;
-    ac_inst_default(ac_param_alg(in, "ag"), &gi);
     int *map = malloc((size_t)g * sizeof *map);
     int *cnt = calloc((size_t)p, sizeof *cnt), *dsp = calloc((size_t)p, sizeof *dsp);
     size_t *blk = malloc(((size_t)g + 1) * sizeof *blk);
@@ -43,19 +41,8 @@ int ac_allreduce_rab1(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     if (f.active)
         AC_CHECK(
             ac_rs_halving(g, f.group, map, 1, blk, buf, tmp, t, a->op, a->comm, AC_TAG(a), &own));
-    ac_args_t v = *a;
-    v.coll = AUTOCOLL_ALLGATHERV;
-    v.sbuf = MPI_IN_PLACE;
-    v.inplace = 1;
-    v.scount = cnt[a->rank];
-    v.stype = t;
-    v.rbuf = buf;
-    v.rcount = 0;
-    v.rcounts = cnt;
-    v.rdispls = dsp;
-    v.rtype = t;
-    v.op = MPI_OP_NULL;
-    AC_CHECK(ac_run_part(&v, &gi, ctx));
+    ac_args_t v = ac_part_allgatherv(a, a->comm, buf, cnt, dsp, t);
+    AC_CHECK(ac_run_part_alg(&v, ac_param_alg(in, "ag"), ctx));
 fn_exit:
     free(map);
     free(cnt);

@@ -17,9 +17,6 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount;
     MPI_Datatype t = a->rtype;
     void *pbase = NULL;
-    ac_inst_t xi, yi;
-    ac_inst_default(ac_param_alg(in, "a2a"), &xi);
-    ac_inst_default(ac_param_alg(in, "ag"), &yi);
     size_t *blk = malloc(((size_t)p + 1) * sizeof *blk);
     int *c = malloc(4 * (size_t)p * sizeof *c);
     char *pieces = NULL;
@@ -40,36 +37,19 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    ac_args_t x = *a;
-    x.coll = AUTOCOLL_ALLTOALLV;
-    x.sbuf = ac_rs_input(a);
-    x.inplace = 0;
+    ac_args_t x = ac_part_args(a, AUTOCOLL_ALLTOALLV, a->comm, 0, ac_rs_input(a), pieces, 0, t);
     x.scounts = sc;
     x.sdispls = sd;
-    x.stype = t;
-    x.rbuf = pieces;
     x.rcounts = rc;
     x.rdispls = rd;
-    x.rtype = t;
-    x.op = MPI_OP_NULL;
-    AC_CHECK(ac_run_part(&x, &xi, ctx));
+    AC_CHECK(ac_run_part_alg(&x, ac_param_alg(in, "a2a"), ctx));
     char *mine = ac_dt_at(a->rbuf, t, blk[me]);
     AC_CHECK(ac_dt_copy(ac_dt_at(pieces, t, (size_t)(p - 1) * (size_t)mc), mc, t, mine, mc, t));
     for (int r = p - 2; r >= 0; r--)
         AC_CHECK(
             PMPI_Reduce_local(ac_dt_at(pieces, t, (size_t)r * (size_t)mc), mine, mc, t, a->op));
-    ac_args_t y = *a;
-    y.coll = AUTOCOLL_ALLGATHERV;
-    y.sbuf = MPI_IN_PLACE;
-    y.inplace = 1;
-    y.scount = mc;
-    y.stype = t;
-    y.rcount = 0;
-    y.rcounts = sc;
-    y.rdispls = sd;
-    y.rtype = t;
-    y.op = MPI_OP_NULL;
-    AC_CHECK(ac_run_part(&y, &yi, ctx));
+    ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, t);
+    AC_CHECK(ac_run_part_alg(&y, ac_param_alg(in, "ag"), ctx));
 fn_exit:
     free(blk);
     free(c);

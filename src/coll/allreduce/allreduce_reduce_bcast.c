@@ -15,30 +15,17 @@
 int ac_allreduce_reduce_bcast(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int err = MPI_SUCCESS, n = a->rcount;
     void *tbase = NULL;
-    ac_inst_t ri, bi;
-    ac_inst_default(ac_param_alg(in, "reduce"), &ri);
-    ac_inst_default(ac_param_alg(in, "bcast"), &bi);
-    ac_args_t r = *a;
-    r.coll = AUTOCOLL_REDUCE;
-    r.root = 0;
-    if (a->rank == 0) {
-        r.sbuf = a->inplace ? MPI_IN_PLACE : a->sbuf;
-    } else if (a->inplace) {
+    const void *sbuf = a->inplace ? MPI_IN_PLACE : a->sbuf;
+    void *rbuf = a->rbuf;
+    if (a->rank != 0 && a->inplace) {
         /* MPI_IN_PLACE is the root's only: a non-root sends from rbuf and gets a scratch rbuf. */
-        r.sbuf = a->rbuf;
-        r.inplace = 0;
-        if (!(r.rbuf = ac_dt_alloc(a->rtype, (size_t)n, &tbase))) return MPI_ERR_NO_MEM;
+        sbuf = a->rbuf;
+        if (!(rbuf = ac_dt_alloc(a->rtype, (size_t)n, &tbase))) return MPI_ERR_NO_MEM;
     }
-    AC_CHECK(ac_run_part(&r, &ri, ctx));
-    ac_args_t b = *a;
-    b.coll = AUTOCOLL_BCAST;
-    b.root = 0;
-    b.sbuf = NULL;
-    b.inplace = 0;
-    b.op = MPI_OP_NULL;
-    b.scount = n;
-    b.stype = a->rtype;
-    AC_CHECK(ac_run_part(&b, &bi, ctx));
+    ac_args_t r = ac_part_args(a, AUTOCOLL_REDUCE, a->comm, 0, sbuf, rbuf, n, a->rtype);
+    AC_CHECK(ac_run_part_alg(&r, ac_param_alg(in, "reduce"), ctx));
+    ac_args_t b = ac_part_args(a, AUTOCOLL_BCAST, a->comm, 0, NULL, a->rbuf, n, a->rtype);
+    AC_CHECK(ac_run_part_alg(&b, ac_param_alg(in, "bcast"), ctx));
 fn_exit:
     free(tbase);
     return err;

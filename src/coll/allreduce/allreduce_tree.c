@@ -1,17 +1,18 @@
 /*
- * Algorithm: configurable reduction tree: the tree given by parameter `spec` (a preset name or a
- * specification string) (see src/sched/rtree.c and docs/reduction-trees.md) is built for the
- * communicator's node layout into a tree of partial-reduction vertices, each with an owner rank:
- * host subtrees group the ranks of a node F1 at a time, then F2, ...; a cluster-root subtree over
- * the node outputs lives on the root node (spread over its ranks), `links` moves upper host
- * vertices to the root node, `split` moves first-level cluster vertices to other nodes. Reduce
- * phase: every rank pre-posts the receives of the remote children of the vertices it owns, ordered
- * as the senders send them (leaves by rank, then vertices in build order), sends its own value to
- *   its leaf's parent owner, then completes its vertices in build order, combining the children
- *   in a fixed order (c_0 op (c_1 op ...)) and sending the partial result to the parent's
- *   owner. Broadcast phase: rank r receives the final value from the owner of the parent of its
- *   highest owned item and forwards it to every rank whose highest item hangs below a vertex it
- *   owns (other nodes first). Only one final value exists, so all ranks hold identical bytes.
+ * Algorithm: configurable reduction tree: the tree given by parameter `spec` (a preset name or
+ *   a specification string; see src/sched/rtree.c and docs/reduction-trees.md) is built for the
+ *   communicator's node layout into a tree of partial-reduction vertices, each with an owner
+ *   rank: host subtrees group the ranks of a node F1 at a time, then F2, ...; a cluster-root
+ *   subtree over the node outputs lives on the root node (spread over its ranks), `links` moves
+ *   upper host vertices to the root node, `split` moves first-level cluster vertices to other
+ *   nodes. Reduce phase: every rank pre-posts the receives of the remote children of the
+ *   vertices it owns, ordered as the senders send them (leaves by rank, then vertices in build
+ *   order), sends its own value to its leaf's parent owner, then completes its vertices in build
+ *   order, combining the children in a fixed order (c_0 op (c_1 op ...)) and sending the
+ *   partial result to the parent's owner. Broadcast phase: rank r receives the final value from
+ *   the owner of the parent of its highest owned item and forwards it to every rank whose
+ *   highest item hangs below a vertex it owns (other nodes first). Only one final value exists,
+ *   so all ranks hold identical bytes.
  * Cost: per level of the tree, fan-in F: F (alpha + n beta) + (F-1) n gamma at the owner, twice
  *   (reduce and broadcast); network hops per leaf-to-root path as set by links/split.
  * Restrictions: COMMUTATIVE (node order need not be rank order). Memory: one vector per owned
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../algs.h"
-#include "../../sched/rs_core.h"
 #include "../../sched/rtree.h"
 
 typedef struct {

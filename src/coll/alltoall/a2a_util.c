@@ -9,7 +9,6 @@
 #include "a2a_util.h"
 #include "../../sched/sched.h"
 #include "../../sched/te.h"
-#include "../../sched/a2a_sched.h"
 
 int ac_a2a_view_init(ac_a2a_view_t *v, const ac_args_t *a) {
     int err = MPI_SUCCESS;
@@ -257,69 +256,6 @@ fn_exit:
     free(w2b);
     free(spb);
     free(rpb);
-    ac_a2a_view_free(&v);
-    return err;
-}
-
-int ac_a2a_bruck(const ac_args_t *a, int k) {
-    ac_a2a_view_t v;
-    ac_a2a_blk_t b;
-    int err, p = a->size, me = a->rank, nreq = 0;
-    void *wb = NULL, *spb = NULL, *rpb = NULL;
-    int *slots = malloc((size_t)p * sizeof(int)), *first = malloc(((size_t)k + 1) * sizeof(int));
-    MPI_Request *req = malloc(2 * (size_t)k * sizeof *req);
-    const int tag = AC_TAG(a);
-    MPI_Datatype mt = MPI_DATATYPE_NULL;
-    ac_a2a_blk_init(&b, a);
-    err = ac_a2a_view_init(&v, a);
-    if (err != MPI_SUCCESS) goto fn_exit;
-    char *w = ac_a2a_blk_alloc(&b, (size_t)p, &wb);
-    char *sp = ac_a2a_blk_alloc(&b, (size_t)p, &spb), *rp = ac_a2a_blk_alloc(&b, (size_t)p, &rpb);
-    if (!w || !sp || !rp || !slots || !first || !req) {
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
-    /* Rotation: slot t = my block for rank me + t. */
-    for (int t = 0; t < p; t++)
-        AC_CHECK(ac_a2a_blk_from_send(&b, &v, (me + t) % p, ac_a2a_blk_at(&b, w, t)));
-    int nsteps = ac_kbruck_nsteps(p, k);
-    for (int s = 0; s < nsteps; s++) {
-        /* Ports j = 1..k: pack the slots with digit s == j one after another in sp. */
-        int off = 0;
-        nreq = 0;
-        for (int j = 1; j <= k; j++) {
-            int o, c, cnt;
-            first[j] = off;
-            if (!ac_kbruck_part(p, k, s, j, &o, &c)) continue;
-            int n = ac_a2a_bruck_slots(p, k, s, j, slots + off);
-            for (int x = off; x < off + n; x++)
-                AC_CHECK(
-                    ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, slots[x]), ac_a2a_blk_at(&b, sp, x)));
-            AC_CHECK(ac_a2a_blk_msg(&b, (size_t)n, &cnt, &mt));
-            AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, rp, off), cnt, mt, ac_ring_from(me, p, o), tag,
-                                a->comm, &req[nreq++]));
-            AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, sp, off), cnt, mt, ac_ring_to(me, p, o), tag,
-                                a->comm, &req[nreq++]));
-            off += n;
-        }
-        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-        nreq = 0;
-        for (int x = 0; x < off; x++)
-            AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, rp, x), ac_a2a_blk_at(&b, w, slots[x])));
-    }
-    /* Inverse rotation: slot t holds the block from rank me - t. */
-    for (int t = 0; t < p; t++)
-        AC_CHECK(
-            ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, w, t), ac_a2a_rptr(&v, ac_ring_from(me, p, t))));
-fn_exit:
-    ac_a2a_blk_free(&b);
-    if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(wb);
-    free(spb);
-    free(rpb);
-    free(slots);
-    free(first);
-    free(req);
     ac_a2a_view_free(&v);
     return err;
 }

@@ -8,6 +8,8 @@
  *
  * The step engines below run the schedules of the STAR-MPI alltoall(v) repositories (seed 000,
  * Faraj 2006, section 4.1.1.1): one source of truth for the alltoall and alltoallv forms.
+ * alltoallv.def names the alltoall functions that work through the view (linear, spread,
+ * linear_bounded, the ring and pair families): they serve alltoallv calls too.
  */
 #ifndef AC_A2A_UTIL_H
 #define AC_A2A_UTIL_H
@@ -95,9 +97,6 @@ void ac_a2a_blk_free(ac_a2a_blk_t *b);
  * of p / 2^i ranks. i = 0 is the direct exchange TE1, i = log2 p (p a power of two) is TE2. */
 int ac_a2a_te(const ac_args_t *a, int i);
 
-/* Bruck with k ports (k = 1: classic Bruck): rotation, ceil(log_{k+1} p) steps of digit-selected
- * slots (src/sched/a2a_sched.c), inverse rotation. */
-int ac_a2a_bruck(const ac_args_t *a, int k);
 /* All-gather of whole send buffers, then extraction of the blocks addressed to me (seed 000's
  * mesh and recursive-doubling alltoall): over an nd-dimensional mesh (nd = 2, 3) or by
  * recursive doubling with the fold for other p (nd = 0). */

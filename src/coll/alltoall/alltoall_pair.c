@@ -1,11 +1,15 @@
 /*
  * Algorithm: pair (XOR): for s = 1..p-1 exchange with q = me XOR s (send the block for q, receive
  *   q's block for me); p must be a power of two so that q < p and the pairing is mutual.
+ *   alltoallv runs the same function with counts and displacements per block (a2a_util.h); a
+ *   pair with zero bytes is skipped by both sides, but the step structure and its
+ *   synchronisation are kept.
  * Cost: (p-1)(alpha + n beta) + (p-2) theta + gamma; n = bytes of one block.
- * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to
- * a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in
- * place. Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair"
- * (spec star-stage-ethernet.md 2.0, 2.1).
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first
+ *   copied to a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer
+ *   (p blocks; alltoallv: the receive span) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall and alltoallv
+ *   repositories, "pair" (spec star-stage-ethernet.md 2.0, 2.1).
  */
 #include "a2a_util.h"
 

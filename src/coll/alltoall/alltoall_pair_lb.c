@@ -1,11 +1,16 @@
 /*
- * Algorithm: pair with light barrier: the pair schedule (q = me XOR s, s = 1..p-1); before the data
- * of step s >= 2 both partners post their receive and swap a zero-byte token (own tag), then send.
- * Results equal the plain pair algorithm. Cost: (p-1)(alpha + n beta) + (p-2) delta_l + gamma_s +
- * gamma_l; n = bytes of one block. Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the
- * receive buffer is first copied to a temporary send buffer (a2a_util.c). Memory: 3 requests; the
- * receive buffer (p blocks) when in place. Reference: seed 000 (Faraj 2006), section 4.1.1.1,
- * STAR-MPI alltoall repository, "pair with light barrier" (spec star-stage-ethernet.md 2.0).
+ * Algorithm: pair with light barrier: the pair schedule (q = me XOR s, s = 1..p-1); before the
+ *   data of step s >= 2 both partners post their receive and swap a zero-byte token (own tag),
+ *   then send. Results equal the plain pair algorithm.
+ *   alltoallv runs the same function with counts and displacements per block (a2a_util.h); a
+ *   pair with zero bytes is skipped by both sides, but the step structure and its
+ *   synchronisation are kept.
+ * Cost: (p-1)(alpha + n beta) + (p-2) delta_l + gamma_s + gamma_l; n = bytes of one block.
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first
+ *   copied to a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer
+ *   (p blocks; alltoallv: the receive span) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall and alltoallv
+ *   repositories, "pair with light barrier" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

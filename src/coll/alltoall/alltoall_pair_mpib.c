@@ -1,11 +1,15 @@
 /*
  * Algorithm: pair with MPI barrier: the pair schedule (q = me XOR s, s = 1..p-1) with a
- * PMPI_Barrier on the private communicator between every two steps. Cost: (p-1)(alpha + n beta) +
- * (p-2) delta_h + gamma_l; n = bytes of one block. Restrictions: p a power of two
- * (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to a temporary send buffer
- * (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place. Reference: seed
- * 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair with MPI barrier" (spec
- * star-stage-ethernet.md 2.0).
+ *   PMPI_Barrier on the private communicator between every two steps.
+ *   alltoallv runs the same function with counts and displacements per block (a2a_util.h); a
+ *   pair with zero bytes is skipped by both sides, but the step structure and its
+ *   synchronisation are kept.
+ * Cost: (p-1)(alpha + n beta) + (p-2) delta_h + gamma_l; n = bytes of one block.
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first
+ *   copied to a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer
+ *   (p blocks; alltoallv: the receive span) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall and alltoallv
+ *   repositories, "pair with MPI barrier" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

@@ -2,11 +2,15 @@
  * Algorithm: pair with N MPI barriers: the pair schedule (q = me XOR s, s = 1..p-1) cut into N+1
  *   blocks of steps as evenly as possible (ac_nbar_count), a PMPI_Barrier after each of the
  *   first N blocks (exactly N barriers; adjacent ones when N > p-2).
+ *   alltoallv runs the same function with counts and displacements per block (a2a_util.h); a
+ *   pair with zero bytes is skipped by both sides, but the step structure and its
+ *   synchronisation are kept.
  * Cost: (p-1)(alpha + n beta) + N delta_h + gamma; n = bytes of one block, N = parameter n.
- * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first copied to
- * a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in
- * place. Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "pair
- * with N MPI barriers" (spec star-stage-ethernet.md 2.0).
+ * Restrictions: p a power of two (AUTOCOLL_R_POF2). In place: the receive buffer is first
+ *   copied to a temporary send buffer (a2a_util.c). Memory: 3 requests; the receive buffer
+ *   (p blocks; alltoallv: the receive span) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall and alltoallv
+ *   repositories, "pair with N MPI barriers" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

@@ -1,13 +1,17 @@
 /*
  * Algorithm: ring with light barrier: the ring schedule (to me+s, from me-s, s = 1..p-1); before
- * the data of step s >= 2 every rank posts its receive, sends a zero-byte token to its step-s
+ *   the data of step s >= 2 every rank posts its receive, sends a zero-byte token to its step-s
  *   source and waits for the token of its step-s destination, so no rank is the target of two
  *   data messages at once. Tokens use their own tag; results equal the plain ring.
+ *   alltoallv runs the same function with counts and displacements per block (a2a_util.h); a
+ *   pair with zero bytes is skipped by both sides, but the step structure and its
+ *   synchronisation are kept.
  * Cost: (p-1)(alpha + n beta) + (p-2) delta_l + gamma_s + gamma_l; n = bytes of one block.
  * Restrictions: none. In place: the receive buffer is first copied to a temporary send
- *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks) when in place.
- * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall repository, "ring with light
- * barrier" (spec star-stage-ethernet.md 2.0).
+ *   buffer (a2a_util.c). Memory: 3 requests; the receive buffer (p blocks; alltoallv: the
+ *   receive span) when in place.
+ * Reference: seed 000 (Faraj 2006), section 4.1.1.1, STAR-MPI alltoall and alltoallv
+ *   repositories, "ring with light barrier" (spec star-stage-ethernet.md 2.0).
  */
 #include "a2a_util.h"
 

@@ -5,7 +5,8 @@
  *   p/2 blocks it holds whose destination lies in the other half. After i steps r holds, for each
  *   member of its group of G = p/2^i ranks, the 2^i blocks from sources (r mod G) + k G; direct
  *   step j = 1..G-1 sends those 2^i blocks to base + (o+j) mod G and receives from
- *   base + (o-j) mod G (o = r mod G). Slot arithmetic: src/sched/te.c.
+ *   base + (o-j) mod G (o = r mod G). Slot arithmetic and worked examples (p = 8, i = 2;
+ *   p = 6, i = 1): src/sched/te.c.
  *   i is the number of splitting steps, capped at the largest e with 2^e dividing p (the
  *   mixed-radix form p = 2^i G of spec 5.7); i = 0 is the direct exchange TE1.
  * Cost: i(alpha + (p/2) n beta) + (G-1)(alpha + 2^i n beta), G = p/2^i; in seed 004's units

@@ -11,15 +11,10 @@
  */
 #include "../algs.h"
 
+/* The broadcast of the caller's buffer from root on comm (a node or the leader communicator). */
 static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg, ac_ctx_t *ctx) {
-    ac_args_t b = *a;
-    ac_inst_t inst;
-    b.comm = comm;
-    b.root = root;
-    PMPI_Comm_rank(comm, &b.rank);
-    PMPI_Comm_size(comm, &b.size);
-    ac_inst_default(alg, &inst);
-    return ac_run_part(&b, &inst, ctx);
+    ac_args_t b = ac_part_args(a, a->coll, comm, root, a->sbuf, a->rbuf, a->rcount, a->rtype);
+    return ac_run_part_alg(&b, alg, ctx);
 }
 
 int ac_bcast_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {

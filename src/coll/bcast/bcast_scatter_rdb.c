@@ -14,76 +14,30 @@
  *   star-stage-ethernet section 2.5, bcast.scatter_ag, rdb instance; fold from section 2.1).
  */
 #include "../../core/ac.h"
+#include "../../sched/sched.h"
 #include "../../sched/tree.h"
 
-/* Elements [off, off + n) of pieces [lo, hi) of c elements each, clipped to count. */
-static void range(int lo, int hi, int c, int count, int *off, int *n) {
-    long long a = (long long)lo * c, b = (long long)hi * c;
-    if (a > count) a = count;
-    if (b > count) b = count;
-    *off = (int)a;
-    *n = b > a ? (int)(b - a) : 0;
-}
-
 int ac_bcast_scatter_rdb(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    (void)in;
-    (void)ctx;
-    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a);
-    int count = a->rcount, off, n, off2, n2;
-    MPI_Datatype t = a->rtype;
-    char *buf = a->rbuf;
-    if (p == 1 || count == 0) return MPI_SUCCESS;
-    int c = (count + p - 1) / p, v = ac_tree_vrank(a->rank, root, p);
-    ac_tree_t tr = ac_tree_make(AC_TREE_KNOMIAL, 2, p);
-    /* Binomial scatter of piece ranges. */
-    if (v != 0) {
-        range(v, v + ac_tree_subtree(&tr, v), c, count, &off, &n);
-        AC_CHECK(PMPI_Recv(ac_dt_at(buf, t, (size_t)off), n, t,
-                           ac_tree_rank(ac_tree_parent(&tr, v), root, p), tag, a->comm,
-                           MPI_STATUS_IGNORE));
-    }
-    for (int i = ac_tree_nchildren(&tr, v) - 1; i >= 0; i--) {
-        int ch = ac_tree_child(&tr, v, i);
-        range(ch, ch + ac_tree_subtree(&tr, ch), c, count, &off, &n);
-        AC_CHECK(PMPI_Send(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(ch, root, p), tag,
-                           a->comm));
-    }
-    /* Recursive-doubling allgather with fold. */
-    int pp = 1;
-    while (pp * 2 <= p)
-        pp *= 2;
-    int r = p - pp;
+    ac_pieces_t pc;
+    int err = MPI_SUCCESS, p = a->size, pp = ac_floor_pof2(p), r = p - pp;
+    if (p == 1 || a->rcount == 0) return MPI_SUCCESS;
+    AC_CHECK(ac_pieces_scatter(&pc, a->rbuf, a->rcount, a->rtype, a->root, a->rank, p, a->comm,
+                               AC_TAG(a)));
+    /* Recursive-doubling allgather with fold (virtual ranks). */
+    int v = pc.v;
     if (v >= pp) {
-        range(v, v + 1, c, count, &off, &n);
-        AC_CHECK(PMPI_Send(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v - pp, root, p), tag,
-                           a->comm));
-        AC_CHECK(PMPI_Recv(buf, count, t, ac_tree_rank(v - pp, root, p), tag, a->comm,
-                           MPI_STATUS_IGNORE));
+        AC_CHECK(ac_pieces_send(&pc, v, v + 1, v - pp));
+        AC_CHECK(ac_pieces_recv(&pc, 0, p, v - pp));
         goto fn_exit;
     }
-    if (v < r) {
-        range(v + pp, v + pp + 1, c, count, &off, &n);
-        AC_CHECK(PMPI_Recv(ac_dt_at(buf, t, (size_t)off), n, t, ac_tree_rank(v + pp, root, p), tag,
-                           a->comm, MPI_STATUS_IGNORE));
-    }
+    if (v < r) AC_CHECK(ac_pieces_recv(&pc, v + pp, v + pp + 1, v + pp));
     for (int mask = 1; mask < pp; mask <<= 1) {
-        int u = v ^ mask, pr = ac_tree_rank(u, root, p);
-        int g = v & ~(mask - 1), gu = u & ~(mask - 1);
-        for (int part = 0; part < 2; part++) {
-            int sh = part ? pp : 0;
-            int slo = g + sh, shi = g + sh + mask, rlo = gu + sh, rhi = gu + sh + mask;
-            if (shi > p) shi = p;
-            if (slo > p) slo = p;
-            if (rhi > p) rhi = p;
-            if (rlo > p) rlo = p;
-            range(slo, shi, c, count, &off, &n);
-            range(rlo, rhi, c, count, &off2, &n2);
-            AC_CHECK(PMPI_Sendrecv(ac_dt_at(buf, t, (size_t)off), n, t, pr, tag,
-                                   ac_dt_at(buf, t, (size_t)off2), n2, t, pr, tag, a->comm,
-                                   MPI_STATUS_IGNORE));
-        }
+        /* my aligned group of pieces, then its folded partners [+ p'], against u's */
+        int u = v ^ mask, g = v & ~(mask - 1), gu = u & ~(mask - 1);
+        for (int sh = 0; sh <= pp; sh += pp)
+            AC_CHECK(ac_pieces_sendrecv(&pc, g + sh, g + sh + mask, u, gu + sh, gu + sh + mask, u));
     }
-    if (v < r) AC_CHECK(PMPI_Send(buf, count, t, ac_tree_rank(v + pp, root, p), tag, a->comm));
+    if (v < r) AC_CHECK(ac_pieces_send(&pc, 0, p, v + pp));
 fn_exit:
     return err;
 }

@@ -1,15 +1,32 @@
 /*
  * Algorithm: split binary tree. On the binary tree of virtual ranks v = (rank - root) mod p
- *   (children 2v+1, 2v+2) the root sends the first half of the buffer (ceil(count/2) elements)
- *   into the subtree of v = 1 and the second half into the subtree of v = 2; each rank forwards
- *   its half to its children. Then the i-th rank of the left subtree and the i-th rank of the
- *   right subtree (both listed in increasing v) swap halves; left ranks beyond the size of the
- *   right subtree receive the second half from the root (ac_tree_split_pair / _orphans).
+ *   (children 2v+1, 2v+2) the root sends the first half of the buffer (h0, ceil(count/2)
+ *   elements) into the subtree of v = 1 and the second half (h1) into the subtree of v = 2;
+ *   each rank forwards its half to its children. Then the i-th rank of the left subtree and the
+ *   i-th rank of the right subtree (both listed in increasing v) swap halves; left ranks beyond
+ *   the size of the right subtree (orphans) receive h1 from the root (ac_tree_split_pair /
+ *   _orphans in src/sched/tree.c). The root sends the orphans h1 right after its two first
+ *   sends, while the halves still travel down the tree.
  * Cost: floor(lg p) 2(alpha + (n/2) beta) + (alpha + (n/2) beta) + orphans at the root.
  * Restrictions: none. Memory: requests for the root's orphan sends.
- * Reference: seed 000 (Faraj 2006), §3.4.1 binary tree broadcast; the halves split follows the
- *   split-binary tree of the broadcast repositories compared there (spec star-stage-ethernet
- *   section 2.5).
+ * Reference: seed 000 (Faraj 2006), §3.4.1 binary tree broadcast; the halves split
+ *   follows the split-binary tree of the broadcast repositories compared there (spec
+ *   star-stage-ethernet section 2.5).
+ *
+ * Worked example, p = 8, root 0 (virtual = real ranks). Left subtree 1, 3, 4, 7; right subtree
+ * 2, 5, 6: pairs 1-2, 3-5, 4-6, orphan 7. "h0 >3,4": sends half 0 to ranks 3 and 4; "h0 <1":
+ * receives half 0 from rank 1; "h0 <> 2": sends half 0 to rank 2 and receives half 1 from it.
+ *
+ *   rank | level 1       | level 2    | level 3   | exchange
+ *   -----+---------------+------------+-----------+------------
+ *      0 | h0 >1, h1 >2  |            |           | h1 >7
+ *      1 | h0 <0         | h0 >3,4    |           | h0 <> 2
+ *      2 | h1 <0         | h1 >5,6    |           | h1 <> 1
+ *      3 |               | h0 <1      | h0 >7     | h0 <> 5
+ *      4 |               | h0 <1      |           | h0 <> 6
+ *      5 |               | h1 <2      |           | h1 <> 3
+ *      6 |               | h1 <2      |           | h1 <> 4
+ *      7 |               |            | h0 <3     | h1 <0
  */
 #include <stdlib.h>
 #include "../../core/ac.h"

@@ -11,19 +11,11 @@
 #include <stdlib.h>
 #include "../algs.h"
 
+/* The reduction of sbuf into rbuf at root on comm (a node or the leader communicator). */
 static int part(const ac_args_t *a, MPI_Comm comm, int root, const void *sbuf, void *rbuf,
                 const ac_alg_t *alg, ac_ctx_t *ctx) {
-    ac_args_t b = *a;
-    ac_inst_t inst;
-    b.comm = comm;
-    b.root = root;
-    b.sbuf = sbuf;
-    b.rbuf = rbuf;
-    b.inplace = 0;
-    PMPI_Comm_rank(comm, &b.rank);
-    PMPI_Comm_size(comm, &b.size);
-    ac_inst_default(alg, &inst);
-    return ac_run_part(&b, &inst, ctx);
+    ac_args_t b = ac_part_args(a, a->coll, comm, root, sbuf, rbuf, a->rcount, a->rtype);
+    return ac_run_part_alg(&b, alg, ctx);
 }
 
 int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {

@@ -14,6 +14,21 @@
  * Restrictions: COMMUTATIVE. Memory: two vectors per rank.
  * Reference: seed 000 (Faraj 2006), §4.1.1.1 MPICH Rab reduce (spec star-stage-ethernet
  *   sections 2.4 (halving, fold) and 2.6, reduce.rab).
+ *
+ * Worked example, p = 6, root 0: p' = 4, r = 2; ranks 0 and 2 fold into 1 and 3 (new ranks
+ * u = 0, 1), ranks 4, 5 become u = 2, 3; the vector is cut into blocks b0..b3. The root idles,
+ * so the gather goes to its partner's new rank t = 0 (rank 1). "x >1": the whole vector to rank
+ * 1; "x <0": the whole vector from rank 0, combined; "b2-3 >4, b0-1 <4": blocks 2..3 to rank 4,
+ * blocks 0..1 from it (combined into the kept half); "b1 <3": block 1 from rank 3 (gather).
+ *
+ *   rank | fold      | halving, mask 2  | mask 1       | gather, mask 1 | mask 2  | to the root
+ *   -----+-----------+------------------+--------------+----------------+---------+-------------
+ *      0 | x >1      |                  |              |                |         | all <1
+ *      1 | u=0, x <0 | b2-3 >4, b0-1 <4 | b1 >3, b0 <3 | b1 <3          | b2-3 <4 | all >0
+ *      2 | x >3      |                  |              |                |         |
+ *      3 | u=1, x <2 | b2-3 >5, b0-1 <5 | b0 >1, b1 <1 | b1 >1          |         |
+ *      4 | u=2       | b0-1 >1, b2-3 <1 | b3 >5, b2 <5 | b3 <5          | b2-3 >1 |
+ *      5 | u=3       | b0-1 >3, b2-3 <3 | b2 >4, b3 <4 | b3 >4          |         |
  */
 #include <stdlib.h>
 #include "../../core/ac.h"

@@ -1,59 +1,44 @@
 /*
  * Algorithm: reduce + scatterv: the whole vector is reduced to rank 0 by a registered reduce
- * algorithm (parameter `reduce`, which combines in rank order), then rank 0 sends block i to rank
- * i. Cost: T_reduce(N, p) + (p-1) alpha + ((p-1)/p) N beta; N = whole vector. Restrictions: none.
- * Memory: the whole vector at rank 0. Reference: seed 000 (Faraj 2006), STAR-MPI reduce + scatter
- * composite.
+ *   algorithm (parameter `reduce`, which combines in rank order), then rank 0 sends block i to
+ *   rank i, i = 1 .. p-1, in turn.
+ *   linear is this function without parameter `reduce`: the linear reduce (reduce_linear.c,
+ *   rank order, so non-commutative operations are correct).
+ *   reduce_scatter_block runs the same function (both names): every block has rcount elements.
+ * Cost: T_reduce(N, p) + (p-1) alpha + ((p-1)/p) N beta; N = bytes of the whole vector.
+ *   linear: (p-1)(alpha + N beta + N gamma) + (p-1) alpha + N beta (reduce_scatter_block:
+ *   N = p n, n = bytes of one block).
+ * Restrictions: none. Memory: the whole vector at rank 0.
+ * Reference: seed 000 (Faraj 2006), STAR-MPI repositories: reduce + scatter composite.
  */
 #include <stdlib.h>
-#include "../algs.h"
-#include "../../sched/rs_core.h"
+#include "rsc_common.h"
 
-#define AT(buf, t, i) ((char *)(buf) + (MPI_Aint)(i)*ac_dt_extent(t))
-
-static size_t *offsets(const int *counts, int p) {
-    size_t *off = malloc(((size_t)p + 1) * sizeof *off);
-    if (!off) return NULL;
-    off[0] = 0;
-    for (int r = 0; r < p; r++)
-        off[r + 1] = off[r] + (size_t)counts[r];
-    return off;
-}
-
-/* Shared with reduce_scatter_block, which passes its instance (same parameter) and a->rcounts
- * filled with its block count. */
 int ac_reduce_scatter_reduce_scatterv(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    const int *counts = a->rcounts;
-    ac_inst_t ri;
-    ac_inst_default(ac_param_alg(in, "reduce"), &ri);
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a);
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, tag = AC_TAG(a), *cbase = NULL;
+    const ac_alg_t *reduce = ac_param_alg(in, "reduce"); /* NULL: linear, no parameter reduce */
     MPI_Datatype t = a->rtype;
     void *fbase = NULL;
-    size_t *off = offsets(counts, p);
+    const int *counts = ac_rsc_counts(a, &cbase);
+    size_t *off = counts ? ac_rsc_offsets(counts, p) : NULL;
     char *full = NULL;
-    if (!off) return MPI_ERR_NO_MEM;
-    if (me == 0 && !(full = ac_dt_alloc(t, off[p], &fbase))) {
+    if (!off || (me == 0 && !(full = ac_dt_alloc(t, off[p], &fbase)))) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    ac_args_t r = *a;
-    r.coll = AUTOCOLL_REDUCE;
-    r.root = 0;
-    r.rcount = r.scount = (int)off[p];
-    r.stype = t;
-    r.rcounts = NULL;
-    r.sbuf = ac_rs_input(a);
-    r.inplace = 0;
-    r.rbuf = full; /* NULL off the root: insignificant there */
-    AC_CHECK(ac_run_part(&r, &ri, ctx));
+    /* MPI counts are int: the total fits as the input vector did. rbuf NULL off the root. */
+    ac_args_t r =
+        ac_part_args(a, AUTOCOLL_REDUCE, a->comm, 0, ac_rs_input(a), full, (int)off[p], t);
+    AC_CHECK(reduce ? ac_run_part_alg(&r, reduce, ctx) : ac_reduce_linear(&r, NULL, ctx));
     if (me == 0) {
         for (int i = 1; i < p; i++)
-            AC_CHECK(PMPI_Send(AT(full, t, off[i]), counts[i], t, i, tag, a->comm));
+            AC_CHECK(PMPI_Send(ac_dt_at(full, t, off[i]), counts[i], t, i, tag, a->comm));
         AC_CHECK(ac_dt_copy(full, counts[0], t, a->rbuf, counts[0], t));
     } else {
         AC_CHECK(PMPI_Recv(a->rbuf, counts[me], t, 0, tag, a->comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
+    free(cbase);
     free(off);
     free(fbase);
     return err;

@@ -9,7 +9,7 @@
  *   (Afsahi 2000) §5.5 scatter trees; two-level structure of seed 003 (spec allreduce-trees).
  */
 #include <stdlib.h>
-#include "../../core/ac.h"
+#include "../hier_root.h"
 #include "../../sched/tree.h"
 
 int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -17,53 +17,32 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
      * a composite runs this algorithm on a context of its own (agreed, collective). */
     int nodes_err = ac_ctx_nodes(ctx);
     if (nodes_err != MPI_SUCCESS) return nodes_err;
-    (void)in;
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, root = a->root, tag = AC_TAG(a);
-    int nn = ctx->nnodes, rnode = ctx->node_of[root], nreq = 0;
-    int leader = ctx->node_rank == 0;
-    void *allbase = NULL, *nodebase = NULL, *junkbase = NULL;
-    int *size = NULL, *start = NULL, *fill = NULL;
-    MPI_Request *req = NULL;
+    int err = MPI_SUCCESS, p = a->size, root = a->root, tag = AC_TAG(a), nr = ctx->node_rank;
+    void *nodebase = NULL, *junkbase = NULL;
+    ac_hier_root_t h = {0};
     ac_tree_t nt = ac_tree_make(AC_TREE_KNOMIAL, 2, ctx->node_size);
-    if (me != root) {
+    if (a->rank != root) {
         char *nodebuf = NULL;
-        if (leader) {
-            nodebuf = ac_dt_alloc(a->rtype, (size_t)a->rcount * (size_t)ctx->node_size, &nodebase);
-            if (!nodebuf) return MPI_ERR_NO_MEM;
-            AC_CHECK(PMPI_Recv(nodebuf, a->rcount * ctx->node_size, a->rtype, root, tag, a->comm,
-                               MPI_STATUS_IGNORE));
+        int nc = a->rcount * ctx->node_size;
+        if (nr == 0) {
+            if (!(nodebuf = ac_dt_alloc(a->rtype, (size_t)nc, &nodebase))) return MPI_ERR_NO_MEM;
+            AC_CHECK(PMPI_Recv(nodebuf, nc, a->rtype, root, tag, a->comm, MPI_STATUS_IGNORE));
         }
-        AC_CHECK(ac_tree_scatter(nodebuf, a->rcount, a->rtype, a->rbuf, a->rcount, a->rtype, 0,
-                                 ctx->node_rank, ctx->node_comm, tag, &nt));
+        AC_CHECK(ac_tree_scatter(nodebuf, a->rcount, a->rtype, a->rbuf, a->rcount, a->rtype, 0, nr,
+                                 ctx->node_comm, tag, &nt));
         goto fn_exit;
     }
-    MPI_Aint blk = (MPI_Aint)a->scount * ac_dt_extent(a->stype);
-    size = calloc((size_t)nn, sizeof *size);
-    start = calloc((size_t)nn, sizeof *start);
-    fill = calloc((size_t)nn, sizeof *fill);
-    req = malloc((size_t)nn * sizeof *req);
-    char *all = ac_dt_alloc(a->stype, (size_t)a->scount * (size_t)p, &allbase);
-    if (!size || !start || !fill || !req || !all) {
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
-    }
+    /* Root: the blocks in node order, every region but its own node's (when it leads it) to
+     * the node's leader. */
+    AC_CHECK(ac_hier_root_init(&h, ctx, p, a->scount, a->stype));
     for (int r = 0; r < p; r++)
-        size[ctx->node_of[r]]++;
-    for (int n = 1; n < nn; n++)
-        start[n] = start[n - 1] + size[n - 1];
-    for (int r = 0; r < p; r++) {
-        int n = ctx->node_of[r], j = fill[n]++;
-        AC_CHECK(ac_dt_copy((const char *)a->sbuf + (MPI_Aint)r * blk, a->scount, a->stype,
-                            all + (MPI_Aint)(start[n] + j) * blk, a->scount, a->stype));
-    }
-    for (int n = 0; n < nn; n++)
-        if (n != rnode || !leader)
-            AC_CHECK(PMPI_Isend(all + (MPI_Aint)start[n] * blk, a->scount * size[n], a->stype,
-                                ctx->leader_of[n], tag, a->comm, &req[nreq++]));
-    if (leader) {
+        AC_CHECK(ac_dt_copy((const char *)a->sbuf + (MPI_Aint)r * h.blk, a->scount, a->stype,
+                            ac_hier_root_at(&h, h.pos[r]), a->scount, a->stype));
+    AC_CHECK(ac_hier_root_post(&h, ctx, 1, a->comm, tag));
+    if (nr == 0) {
         /* The root's own block: ac_tree_scatter honours MPI_IN_PLACE at the tree root. */
-        AC_CHECK(ac_tree_scatter(all + (MPI_Aint)start[rnode] * blk, a->scount, a->stype, a->rbuf,
-                                 a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
+        AC_CHECK(ac_tree_scatter(ac_hier_root_at(&h, h.start[ctx->node_id]), a->scount, a->stype,
+                                 a->rbuf, a->rcount, a->rtype, 0, nr, ctx->node_comm, tag, &nt));
     } else {
         void *dst = a->rbuf;
         int rc = a->rcount;
@@ -77,19 +56,12 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 goto fn_exit;
             }
         }
-        AC_CHECK(
-            ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
+        AC_CHECK(ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, nr, ctx->node_comm, tag, &nt));
     }
-    AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-    nreq = 0;
+    AC_CHECK(ac_hier_root_wait(&h));
 fn_exit:
-    if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(allbase);
+    ac_hier_root_free(&h);
     free(nodebase);
     free(junkbase);
-    free(size);
-    free(start);
-    free(fill);
-    free(req);
     return err;
 }
