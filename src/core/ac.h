@@ -108,7 +108,7 @@ static inline void ac_inst_copy(ac_inst_t *dst, const ac_inst_t *src) {
 
 /* The argument record built by the interposition layer. Fields that a collective does not use
  * are zero/NULL. sbuf keeps MPI_IN_PLACE as the user passed it; inplace says so explicitly.
- * bytes is the selection size, identical on every rank (see ac_args_bytes in core/args.c). */
+ * bytes is the selection size, identical on every rank (ac_args_finish, core/coll.c). */
 typedef struct ac_args {
     int coll;
     const void *sbuf;
@@ -272,7 +272,7 @@ void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx));
  * exist. A failure is remembered: node-aware algorithms are then not run on this context. */
 int ac_ctx_nodes(ac_ctx_t *ctx);
 
-/* args.c */
+/* coll.c: the argument record */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
 
@@ -282,8 +282,6 @@ const char *ac_coll_name(int coll);      /* NULL when out of range */
 int ac_coll_from_name(const char *name); /* -1 when unknown */
 int ac_coll_rooted(int coll);            /* bcast, reduce, gather, scatter */
 int ac_coll_reduces(int coll);           /* takes an MPI_Op */
-/* The selection size of the call (identical on every rank unless *local is set). */
-size_t ac_coll_bytes(const ac_args_t *a, int *local);
 /* NULL when every restriction in flags holds in s, else the reason of the first that fails. */
 const char *ac_restriction_reason(unsigned flags, const autocoll_situation_t *s);
 

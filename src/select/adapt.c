@@ -5,7 +5,7 @@
  *
  * Key (agreement-safe, DESIGN.md). A call is mapped to a key from values every rank holds
  * identically: the communicator (one state per context), the collective, the selection size of
- * src/core/args.c, the root (rooted collectives), the operation (predefined operations by
+ * src/core/coll.c, the root (rooted collectives), the operation (predefined operations by
  * their identity, user operations only by commutativity, since their handles may differ
  * between processes) and the in-place flag (non-rooted collectives; for rooted ones only the
  * root knows it). Sizes: the first AUTOCOLL_EXACT_SIZES distinct sizes of a collective on a

@@ -12,7 +12,7 @@
  * nodes/ppn are not expressible in either format: rules restricted to a layout are exported as
  * if for any layout (the export is made for the machine the table was measured on).
  *
- * Message-size conversion (autocoll's selection size b, see src/core/args.c):
+ * Message-size conversion (autocoll's selection size b, see src/core/coll.c):
  *   native size = b        bcast, reduce, allreduce, reduce_scatter (both); alltoall (MPICH avg)
  *   native size = b * p    allgather, alltoall, gather, scatter, reduce_scatter_block (Open MPI);
  *                          allgather, reduce_scatter_block (MPICH total_msg_size)

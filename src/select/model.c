@@ -11,7 +11,7 @@
  * distance d then has min(d, p - d, ppn) ranks per node talking off-node. Reductions cost
  * g (gamma) per byte combined.
  *
- * Variables of a models.def expression (all double): p, n (selection bytes, core/args.c), L =
+ * Variables of a models.def expression (all double): p, n (selection bytes, core/coll.c), L =
  * ceil(log2 p), a/b = alpha/beta of a flat algorithm (inter-node values on several nodes,
  * intra on one), ai/bi, ao/bo (intra/inter explicitly), g, nodes, ppn, pp = largest power of
  * two <= p, lpp = log2 pp, ex = p - pp, f = p / pp; derived terms:

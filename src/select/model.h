@@ -22,7 +22,7 @@ typedef struct {
 } ac_net_t;
 
 /* One case: p ranks on `nodes` nodes, at most ppn ranks per node, n = selection bytes of the
- * call (core/args.c: a block for allgather/alltoall/gather/scatter/reduce_scatter_block, the
+ * call (core/coll.c: a block for allgather/alltoall/gather/scatter/reduce_scatter_block, the
  * whole vector for bcast/reduce/allreduce, the total for allgatherv/reduce_scatter, this
  * rank's send bytes for alltoallv, 0 for barrier), commutative = the operation is. */
 typedef struct {

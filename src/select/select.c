@@ -135,7 +135,7 @@ static int fall_back(const ac_ctx_t *ctx, const ac_args_t *a, const ac_inst_t *f
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
+int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
     int c = a->coll;
     ch->tk.entry = NULL;
     ch->node_aware = ch->forced_unusable = 0;
@@ -149,13 +149,6 @@ int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
     }
     unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
     ac_chosen_t *kept = &ctx->chosen[c];
-    if (kept->valid && kept->gen == gen && kept->bytes == a->bytes &&
-        kept->inplace == a->inplace && kept->commutative == a->commutative) {
-        ac_inst_copy(&ch->inst, &kept->inst);
-        ch->src = (ac_source_t)kept->src;
-        ch->node_aware = kept->node_aware;
-        return MPI_SUCCESS;
-    }
     const char *why = NULL;
     int r = 0;
     for (size_t i = 0; r == 0 && i < sizeof stages / sizeof stages[0]; i++)

@@ -59,7 +59,7 @@ typedef struct {
  * Returns MPI_SUCCESS, or an MPI error code when a forced instance cannot run and
  * AUTOCOLL_ON_ERROR=error (ch->src is then AC_SRC_FALLBACK). ac_select_done must follow the
  * call with its local time. */
-int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
+static inline int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
 void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, double seconds);
 /* Makes ch's instance the MPI library's own collective (no context needed); the engine's ticket
  * is left as it is (a call the engine chose and that fell back is still timed for it). */
@@ -69,6 +69,7 @@ int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *c
                       const char **why);
 
 /* ---------------------------------------------------------------- life cycle (setup.c) */
+
 
 /* After ac_state_setup (settings known): registry, forced instances, AUTOCOLL_CANDIDATES_*,
  * the tuning table (collective over MPI_COMM_WORLD when collective is 1). */
@@ -89,5 +90,27 @@ typedef struct {
     unsigned gen;            /* bumped by autocoll_force: choices cached by contexts are stale */
 } ac_sel_state_t;
 extern ac_sel_state_t ac_sel;
+
+/* The stages of the policy (select.c), behind the per-context cache below. */
+int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
+
+/* A forced or table choice (or mode native's) is kept per context and collective with what it
+ * was chosen for; the same inputs give the same choice (the context's size and layout are fixed,
+ * a changed forcing bumps ac_sel.gen), so the per-call path skips the stages. Inline: this is
+ * most calls of a program in steady state. */
+static inline int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
+    const ac_chosen_t *kept = &ctx->chosen[a->coll];
+    if (kept->valid && kept->gen == __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE) &&
+        kept->bytes == a->bytes && kept->inplace == a->inplace &&
+        kept->commutative == a->commutative) {
+        ac_inst_copy(&ch->inst, &kept->inst);
+        ch->src = (ac_source_t)kept->src;
+        ch->node_aware = kept->node_aware;
+        ch->forced_unusable = 0;
+        ch->tk.entry = NULL;
+        return MPI_SUCCESS;
+    }
+    return ac_select_full(ctx, a, ch);
+}
 
 #endif

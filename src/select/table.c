@@ -5,7 +5,7 @@
  * with "provenance" (how and where the table was measured) and "rules" (an array). A rule is
  *   {"collective", "comm_size": [min, max], "nodes", "ppn", "bytes": [lo, hi], "algorithm"}
  * with max/hi null for "no bound", nodes/ppn 0 for "any", and bytes half-open [lo, hi) in the
- * per-collective selection size of src/core/args.c. JSON is read and written with jansson.
+ * per-collective selection size of src/core/coll.c. JSON is read and written with jansson.
  *
  * Matching order. Rules are kept in file order and the first rule that matches a call wins;
  * ac_table_matches hands the selector every matching rule in that order so that it can skip a
