@@ -16,7 +16,7 @@ ac_args_t ac_part_args(const ac_args_t *a, int coll, MPI_Comm comm, int root, co
     x.scount = x.rcount = count;
     x.stype = x.rtype = type;
     x.scounts = x.sdispls = x.rcounts = x.rdispls = NULL;
-    /* As the dispatcher sets it (core/args.c). */
+    /* As the dispatcher sets it (core/coll.c). */
     x.inplace = coll == AUTOCOLL_SCATTER ? rbuf == MPI_IN_PLACE : sbuf == MPI_IN_PLACE;
     return x;
 }
