@@ -169,7 +169,8 @@ static int split_instances(const char *s, inst_t *out, int max) {
 
 /* The instances of coll named by -a (every registered one for "all"), with the restrictions
  * that exclude some of them here. Returns 0, or 2 after reporting a bad name. */
-static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, inst_t **out, int *nout) {
+static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, inst_t **out,
+                      int *nout) {
     const char *cname = autocoll_coll_name(coll);
     inst_t *list = NULL;
     int n = 0;
@@ -313,7 +314,8 @@ int main(int argc, char **argv) {
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     autocoll_layout_t lay;
     if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
-        lay = (autocoll_layout_t){.p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
+        lay = (autocoll_layout_t){
+            .p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
     int open_ok = 1;
 
     /* Every instance list is checked before anything is measured. */
@@ -428,8 +430,9 @@ int main(int argc, char **argv) {
                     if (is_auto) printf("  %s", last);
                     printf("\n");
                     fflush(stdout);
-                    record(cname, in->name, is_auto ? last : NULL, autocoll_selection_size(coll, k.msg, np),
-                           mech.text, k.dkind != ACB_DT_BASIC ? acb_dtype_name(k.dkind) : NULL, &r);
+                    record(cname, in->name, is_auto ? last : NULL,
+                           autocoll_selection_size(coll, k.msg, np), mech.text,
+                           k.dkind != ACB_DT_BASIC ? acb_dtype_name(k.dkind) : NULL, &r);
                 }
                 if (r.errors) {
                     if (me == 0)
@@ -444,15 +447,16 @@ int main(int argc, char **argv) {
                         snprintf(how, sizeof how, " (datatypes %s; rank %d receives %s)",
                                  acb_dtype_name(k.dkind), r.bad_rank, r.bad_desc);
                     if (me == 0)
-                        fprintf(
-                            stderr,
-                            "autocoll-bench: VALIDATION FAILED: %s instance %s, %zu bytes "
-                            "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
-                            "byte %lld of the output differs from the MPI library's "
-                            "result%s%s\n",
-                            cname, is_auto ? last : in->name, k.msg, autocoll_selection_size(coll, k.msg, np),
-                            np, opt.root, r.bad_rank, r.bad_iter, r.bad_offset,
-                            r.bad_offset >= r.bad_len ? " (guard area after the data)" : "", how);
+                        fprintf(stderr,
+                                "autocoll-bench: VALIDATION FAILED: %s instance %s, %zu bytes "
+                                "(selection size %llu), p=%d, root %ld: rank %d, iteration %ld, "
+                                "byte %lld of the output differs from the MPI library's "
+                                "result%s%s\n",
+                                cname, is_auto ? last : in->name, k.msg,
+                                autocoll_selection_size(coll, k.msg, np), np, opt.root, r.bad_rank,
+                                r.bad_iter, r.bad_offset,
+                                r.bad_offset >= r.bad_len ? " (guard area after the data)" : "",
+                                how);
                     rc = 1;
                 }
                 acb_case_free(&k);

@@ -72,7 +72,8 @@ static int restrictions(void) {
         char name[64];
         if (!text) continue;
         autocoll_restrictions_string(1u << b, name, sizeof name);
-        printf("%-14s %s\n", name, text[0] ? text : "(the MPI library's own collective: always runs)");
+        printf("%-14s %s\n", name,
+               text[0] ? text : "(the MPI library's own collective: always runs)");
     }
     return 0;
 }

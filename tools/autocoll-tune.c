@@ -556,7 +556,8 @@ int main(int argc, char **argv) {
     PMPI_Comm_dup(MPI_COMM_WORLD, &comm);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
-        lay = (autocoll_layout_t){.p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
+        lay = (autocoll_layout_t){
+            .p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
     int ppn = (np + lay.nodes - 1) / lay.nodes;
     if (state_path && (rc = state_open(state_path)) != 0) {
         PMPI_Comm_free(&comm);
@@ -670,7 +671,8 @@ int main(int argc, char **argv) {
             printf("# %s:\n", cname);
             for (int i = 0; i < nr; i++) {
                 unsigned long long lo = autocoll_selection_size(coll, rules[i].lo, np);
-                unsigned long long hi = i + 1 < nr ? autocoll_selection_size(coll, rules[i + 1].lo, np) : 0;
+                unsigned long long hi =
+                    i + 1 < nr ? autocoll_selection_size(coll, rules[i + 1].lo, np) : 0;
                 if (coll == AUTOCOLL_BARRIER) lo = 0, hi = 0;
                 if (hi)
                     printf("%s [%llu, %llu) %s\n", cname, lo, hi, rules[i].inst);

@@ -61,7 +61,8 @@ typedef struct {
     int ncand;                    /* candidate values (the first is the default) */
     long cand[AC_MAX_CANDIDATES]; /* AC_PT_INT */
     char cand_alg[AC_MAX_CANDIDATES][AC_NAME_LEN]; /* AC_PT_ALG and AC_PT_STR */
-    const struct ac_alg *cand_ref[AC_MAX_CANDIDATES]; /* AC_PT_ALG: the records, set by the registry */
+    const struct ac_alg
+        *cand_ref[AC_MAX_CANDIDATES]; /* AC_PT_ALG: the records, set by the registry */
 } ac_param_t;
 
 typedef struct {
@@ -228,8 +229,6 @@ void ac_settings_parse(ac_settings_t *s, const char *env_block, char *err, size_
 /* The AUTOCOLL_* variables of this process as a "NAME=VALUE\n" block (malloc'ed). */
 char *ac_settings_env_block(void);
 
-
-
 /* state.c: process-wide state */
 typedef struct {
     int initialized; /* MPI_Init seen (or lazily set up) */
@@ -291,10 +290,9 @@ void ac_inst_nth(const ac_alg_t *alg, int i, ac_inst_t *out);
 void ac_inst_default(const ac_alg_t *alg, ac_inst_t *out);
 /* "name" or "name:k=v,..." with every parameter written. */
 void ac_inst_format(const ac_inst_t *in, char *buf, size_t len);
-long ac_param_int(const ac_inst_t *in, const char *name); /* -1 when missing */
+long ac_param_int(const ac_inst_t *in, const char *name);            /* -1 when missing */
 const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name); /* NULL when missing */
-const char *ac_param_str(const ac_inst_t *in, const char *name); /* NULL when missing */
-
+const char *ac_param_str(const ac_inst_t *in, const char *name);     /* NULL when missing */
 
 /* dtype.c: datatype helpers, all byte arithmetic in size_t / MPI_Aint */
 size_t ac_dt_size(MPI_Datatype t);

@@ -75,4 +75,3 @@ const ac_alg_t *ac_param_alg(const ac_inst_t *in, const char *name) {
             return in->val[k].alg;
     return NULL;
 }
-

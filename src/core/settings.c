@@ -219,8 +219,9 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
             else if (!strcmp(val, "error"))
                 s->on_error = AC_ONERR_ERROR;
             else
-                ac_errs_add(err, "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native\n",
-                        val);
+                ac_errs_add(err,
+                            "AUTOCOLL_ON_ERROR='%s': expected 'native' or 'error'; using native\n",
+                            val);
         } else if (!strcmp(key, "NODE_LAYOUT")) {
             int kind = !strncmp(val, "block:", 6)    ? AC_LAYOUT_BLOCK
                        : !strncmp(val, "cyclic:", 7) ? AC_LAYOUT_CYCLIC
@@ -230,9 +231,9 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 s->node_param = (int)x;
             } else if (strcmp(val, "auto") != 0) {
                 ac_errs_add(err,
-                        "AUTOCOLL_NODE_LAYOUT='%s': expected auto, block:N or cyclic:N; using "
-                        "auto\n",
-                        val);
+                            "AUTOCOLL_NODE_LAYOUT='%s': expected auto, block:N or cyclic:N; using "
+                            "auto\n",
+                            val);
             }
         } else if (!strcmp(key, "MODE")) {
             static const char *modes[] = {"adaptive", "table", "model", "native"};
@@ -241,16 +242,17 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 if (!strcmp(val, modes[i])) m = i;
             if (m < 0)
                 ac_errs_add(err,
-                        "AUTOCOLL_MODE='%s': expected adaptive, table, model or native; using "
-                        "adaptive\n",
-                        val);
+                            "AUTOCOLL_MODE='%s': expected adaptive, table, model or native; using "
+                            "adaptive\n",
+                            val);
             else
                 s->mode = m;
         } else if (!strcmp(key, "STAT")) {
             if (!strcmp(val, "auto") || !strcmp(val, "mean") || !strcmp(val, "max"))
                 s->stat = !strcmp(val, "mean") ? 1 : !strcmp(val, "max") ? 2 : 0;
             else
-                ac_errs_add(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n", val);
+                ac_errs_add(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n",
+                            val);
         } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
             char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;
             if (strlen(val) >= sizeof s->table)
@@ -282,8 +284,9 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     /* Mode table consults only the table (src/select/select.c): without one, every collective
      * that is not forced runs the MPI library's algorithm, as in mode native. */
     if (s->mode == AC_MODE_TABLE && !s->table[0])
-        ac_errs_add(err, "AUTOCOLL_MODE=table without AUTOCOLL_TABLE: no table to consult, so every "
-                     "collective that is not forced runs the MPI library's algorithm (as "
-                     "AUTOCOLL_MODE=native)\n");
+        ac_errs_add(err,
+                    "AUTOCOLL_MODE=table without AUTOCOLL_TABLE: no table to consult, so every "
+                    "collective that is not forced runs the MPI library's algorithm (as "
+                    "AUTOCOLL_MODE=native)\n");
     ac_errs_end(err);
 }

@@ -16,6 +16,20 @@
 static AC_TLS int depth;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
 
+void ac_setup(int collective) {
+    if (ac_g.initialized) return;
+    ac_state_setup(collective);
+    ac_select_setup(collective);
+    ac_g.initialized = 1; /* last: ac_passthrough lets calls in from here on */
+}
+
+void ac_teardown(void) {
+    if (!ac_g.initialized || ac_g.finalized) return;
+    if (ac_g.set.verbose >= 1) ac_stats_report();
+    ac_state_teardown();  /* contexts (the engine keeps what they learned), finalized */
+    ac_select_teardown(); /* the engine's summary and learned table */
+}
+
 int ac_passthrough(MPI_Comm comm) {
     if (depth > 0 || ac_g.finalized) return 1;
     if (!ac_g.initialized) {

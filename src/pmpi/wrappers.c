@@ -323,20 +323,6 @@ AC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provid
     return err;
 }
 
-void ac_setup(int collective) {
-    if (ac_g.initialized) return;
-    ac_state_setup(collective);
-    ac_select_setup(collective);
-    ac_g.initialized = 1; /* last: ac_passthrough lets calls in from here on */
-}
-
-void ac_teardown(void) {
-    if (!ac_g.initialized || ac_g.finalized) return;
-    if (ac_g.set.verbose >= 1) ac_stats_report();
-    ac_state_teardown(); /* contexts (the engine keeps what they learned), finalized */
-    ac_select_teardown(); /* the engine's summary and learned table */
-}
-
 AC_EXPORT int MPI_Finalize(void) {
     ac_teardown();
     return PMPI_Finalize();

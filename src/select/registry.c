@@ -49,14 +49,16 @@ static void index_lists(void) {
         if (!colls[c].algs) colls[c].algs = &algs[i];
         if (&colls[c].algs[colls[c].n] != &algs[i] || colls[c].n == AC_MAX_ALGS) {
             fprintf(stderr, "autocoll: registry: %s.%s: %s\n", ac_coll_name(c), algs[i].name,
-                    colls[c].n == AC_MAX_ALGS ? "too many algorithms"
-                                              : "not adjacent to the other lines of its collective");
+                    colls[c].n == AC_MAX_ALGS
+                        ? "too many algorithms"
+                        : "not adjacent to the other lines of its collective");
             continue;
         }
         colls[c].n++;
     }
     for (int c = 0; c < AUTOCOLL_NCOLL; c++)
-        if (!colls[c].n) fprintf(stderr, "autocoll: registry: %s: no algorithm list\n", ac_coll_name(c));
+        if (!colls[c].n)
+            fprintf(stderr, "autocoll: registry: %s: no algorithm list\n", ac_coll_name(c));
 }
 
 static int parse_long(const char **p, long *out) {
@@ -388,7 +390,8 @@ static void registry_build(void) {
                                  a->param[k].cand_alg[j], ac_coll_name(a->param[k].ref_coll));
                     else if (part_check(a, &a->param[k], part, err, sizeof err) == 0)
                         continue;
-                    fprintf(stderr, "autocoll: registry: %s.%s: %s\n", ac_coll_name(c), a->name, err);
+                    fprintf(stderr, "autocoll: registry: %s.%s: %s\n", ac_coll_name(c), a->name,
+                            err);
                     a->nparam = -1;
                     break;
                 }
@@ -510,6 +513,22 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
     return 0;
 }
 
+/* ---------------------------------------------------------------- restrictions of a call */
+
+int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
+                      const char **why) {
+    autocoll_situation_t s = {.p = a->size,
+                              .nodes = ctx->nnodes,
+                              .uniform_ppn = ctx->ppn_uniform,
+                              .commutative = a->commutative,
+                              .inplace = a->inplace && !ac_coll_rooted(a->coll),
+                              .topology = 0};
+    const char *w = alg->nparam < 0 ? "malformed parameter specification"
+                                    : ac_restriction_reason(alg->flags, &s);
+    if (why) *why = w;
+    return w == NULL;
+}
+
 /* ---------------------------------------------------------------- public listing API */
 
 AC_EXPORT int autocoll_alg_count(int coll) {
@@ -545,4 +564,3 @@ AC_EXPORT int autocoll_instance_name(int coll, int idx, int i, char *buf, int le
     }
     return n;
 }
-

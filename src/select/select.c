@@ -27,20 +27,6 @@
 #include "adapt.h"
 #include "table.h"
 
-int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
-                      const char **why) {
-    autocoll_situation_t s = {.p = a->size,
-                              .nodes = ctx->nnodes,
-                              .uniform_ppn = ctx->ppn_uniform,
-                              .commutative = a->commutative,
-                              .inplace = a->inplace && !ac_coll_rooted(a->coll),
-                              .topology = 0};
-    const char *w =
-        alg->nparam < 0 ? "malformed parameter specification" : ac_restriction_reason(alg->flags, &s);
-    if (why) *why = w;
-    return w == NULL;
-}
-
 const char *ac_source_name(ac_source_t s) {
     static const char *names[] = {"default", "forced",   "fallback",       "table",
                                   "model",   "adaptive", "adaptive probe", "trivial"};

@@ -24,6 +24,9 @@ int ac_inst_parse(int coll, const char *spec, ac_inst_t *inst, char *err, size_t
 /* 1 when running in on a context needs its node and leader communicators (ac_ctx_nodes): a
  * node-aware algorithm, or a composite running such a part with its own context. */
 int ac_inst_node_aware(const ac_inst_t *in);
+/* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
+int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
+                      const char **why);
 
 /* ---------------------------------------------------------------- the choice of one call */
 
@@ -48,9 +51,9 @@ typedef struct ac_ticket {
 
 /* One call's choice. */
 typedef struct {
-    ac_inst_t inst;  /* the instance to run */
-    ac_source_t src; /* who chose it */
-    int node_aware;  /* inst needs the context's node communicators (ac_inst_node_aware) */
+    ac_inst_t inst;      /* the instance to run */
+    ac_source_t src;     /* who chose it */
+    int node_aware;      /* inst needs the context's node communicators (ac_inst_node_aware) */
     int forced_unusable; /* AC_SRC_FALLBACK because the forced instance cannot run this call */
     ac_ticket_t tk;
 } ac_choice_t;
@@ -64,12 +67,8 @@ void ac_select_done(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, double s
 /* Makes ch's instance the MPI library's own collective (no context needed); the engine's ticket
  * is left as it is (a call the engine chose and that fell back is still timed for it). */
 void ac_select_native(int coll, ac_choice_t *ch);
-/* 1 when alg may run this call; otherwise 0 and the violated restriction in why. */
-int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *ctx,
-                      const char **why);
 
 /* ---------------------------------------------------------------- life cycle (setup.c) */
-
 
 /* After ac_state_setup (settings known): registry, forced instances, AUTOCOLL_CANDIDATES_*,
  * the tuning table (collective over MPI_COMM_WORLD when collective is 1). */

@@ -109,14 +109,15 @@ static void load_table(int collective) {
     int problems = 0, report = ac_g.world_rank == 0;
     if (buf)
         ac_sel.table = autocoll_table_parse(buf, (unsigned long long)len,
-                                          report ? table_report : NULL, (void *)path, &problems);
+                                            report ? table_report : NULL, (void *)path, &problems);
     if (report && !ac_sel.table)
         ac_log("AUTOCOLL_TABLE=%s: %s; not using a table%s", path, buf ? "unusable" : why,
                ac_g.set.mode == AC_MODE_TABLE ? " (AUTOCOLL_MODE=table: every collective that is "
                                                 "not forced runs the MPI library's algorithm)"
                                               : "");
     else if (report && ac_g.set.verbose >= 1)
-        ac_log("AUTOCOLL_TABLE=%s: %d rules loaded%s", path, autocoll_table_rule_count(ac_sel.table),
+        ac_log("AUTOCOLL_TABLE=%s: %d rules loaded%s", path,
+               autocoll_table_rule_count(ac_sel.table),
                problems ? " (problems above were skipped)" : "");
     free(buf);
 }
@@ -208,8 +209,8 @@ static void set_candidates(ac_settings_t *s, int c, const char *var, const char 
         good++;
     }
     if (!good && bad)
-        ac_errs_add(err, "%s: no usable entry; the adaptive engine considers every %s algorithm\n", var,
-                ac_coll_name(c));
+        ac_errs_add(err, "%s: no usable entry; the adaptive engine considers every %s algorithm\n",
+                    var, ac_coll_name(c));
     strcpy(s->cand[c], out);
 }
 
@@ -277,4 +278,3 @@ AC_EXPORT int autocoll_force(int coll, const char *spec) {
     ac_unlock();
     return rc;
 }
-

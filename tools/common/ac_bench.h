@@ -85,7 +85,6 @@ typedef struct {
 /* Parses "b2b", "barrier", "compute:US", "imbalance:R". 0 on success, -1 otherwise. */
 int acb_mech_parse(const char *s, acb_mech_t *m);
 
-
 /* "4096", "4K", "1M": 0 on success, -1 when not a number. */
 int acb_parse_size(const char *s, unsigned long long *v);
 /* "[min:]max" (or "min:"): 0 on success, -1 otherwise. */
@@ -93,8 +92,8 @@ int acb_parse_range(const char *s, unsigned long long *lo, unsigned long long *h
 /* STAGE-MPI iteration counts per size (§4.2). */
 int acb_default_iters(size_t msg);
 
-int acb_is_reduction(int coll);  /* autocoll_coll_info */
-int acb_is_rooted(int coll);     /* autocoll_coll_info */
+int acb_is_reduction(int coll); /* autocoll_coll_info */
+int acb_is_rooted(int coll);    /* autocoll_coll_info */
 size_t acb_elem_size(int coll); /* 4 (float) or 1 (char) */
 
 /* Restrictions that exclude an algorithm on this communicator for the calls made here (sum is
