@@ -7,7 +7,8 @@
  * Layers (docs/registry.md, README): pmpi -> select -> coll -> sched -> core. Each layer
  * includes only the headers of the layers below it; core includes none (checked by
  * scripts/check-layers). Internal names start with ac_; the library is built with hidden
- * visibility and exports only what is marked AC_EXPORT (MPI_*, autocoll_*).
+ * visibility and exports only what is marked AC_EXPORT (MPI_*, the Fortran mpi_* / MPI_* entry
+ * points, autocoll_*).
  */
 #ifndef AC_H
 #define AC_H

@@ -143,9 +143,10 @@ static int copy_blocks(ac_sig_t *s, char *user, MPI_Datatype t, int nb, int coun
         MPI_Aint at = displs ? (MPI_Aint)displs[b] : (MPI_Aint)b * count;
         char *u = user + at * ext;
         int units = (int)(bytes >> s->lg), err = MPI_SUCCESS, pos = 0;
-        if (c > 0 && bytes <= (size_t)INT_MAX)
+        if (c > 0 && bytes <= (size_t)INT_MAX && u)
             /* MPI_Pack's format is the type signature's bytes in a homogeneous MPI (the same
-             * assumption as receiving typed data as bytes); it is a local copy. */
+             * assumption as receiving typed data as bytes); it is a local copy. MPICH refuses
+             * MPI_Pack from MPI_BOTTOM (absolute addresses): a message to self then (below). */
             err = dir == 0 ? PMPI_Pack(u, c, t, packed + off, (int)bytes, &pos, MPI_COMM_SELF)
                            : PMPI_Unpack(packed + off, (int)bytes, &pos, u, c, t, MPI_COMM_SELF);
         else if (c > 0)

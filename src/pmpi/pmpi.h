@@ -17,6 +17,35 @@ int ac_passthrough(MPI_Comm comm);
 void ac_setup(int collective);
 void ac_teardown(void);
 
+/* wrappers.c: the entry of each collective, with the call site (the caller's return address)
+ * that AUTOCOLL_SITES keys on; MPI_<Coll>, autocoll_<coll> and the Fortran entry points call
+ * them. */
+int ac_call_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                      MPI_Comm comm, void *site);
+int ac_call_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
+                       const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site);
+int ac_call_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                     MPI_Comm comm, void *site);
+int ac_call_alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
+                      const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site);
+int ac_call_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site);
+int ac_call_reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
+                   MPI_Comm comm, void *site);
+int ac_call_allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                      void *site);
+int ac_call_reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
+                           MPI_Comm comm, void *site);
+int ac_call_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
+                                 MPI_Comm comm, void *site);
+int ac_call_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                   int root, MPI_Comm comm, void *site);
+int ac_call_scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                    int root, MPI_Comm comm, void *site);
+int ac_call_barrier(MPI_Comm comm, void *site);
+/* At MPI_Init: a library built for the other MPI family says so and stays dormant, or stops the
+ * program when even that cannot work (before PMPI_Init). */
+void ac_abi_guard(void);
+
 /* stats.c (AUTOCOLL_VERBOSE >= 1) */
 void ac_stats_add(int coll, int alg, double seconds);
 /* One call whose forced instance could not run (counted by the communicator's rank 0). */

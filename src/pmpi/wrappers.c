@@ -9,8 +9,8 @@
 
 #define SITE __builtin_return_address(0)
 
-static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                     MPI_Comm comm, void *site) {
+int ac_call_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                      MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHER,
                    .sbuf = sb,
@@ -26,15 +26,15 @@ static int allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, 
 }
 AC_EXPORT int MPI_Allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                             MPI_Datatype rt, MPI_Comm comm) {
-    return allgather(sb, sc, st, rb, rc, rt, comm, SITE);
+    return ac_call_allgather(sb, sc, st, rb, rc, rt, comm, SITE);
 }
 AC_EXPORT int autocoll_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                                  MPI_Datatype rt, MPI_Comm comm) {
-    return allgather(sb, sc, st, rb, rc, rt, comm, SITE);
+    return ac_call_allgather(sb, sc, st, rb, rc, rt, comm, SITE);
 }
 
-static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
-                      const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site) {
+int ac_call_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
+                       const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Allgatherv(sb, sc, st, rb, rcs, dis, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHERV,
                    .sbuf = sb,
@@ -51,16 +51,16 @@ static int allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const i
 }
 AC_EXPORT int MPI_Allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int rcs[],
                              const int dis[], MPI_Datatype rt, MPI_Comm comm) {
-    return allgatherv(sb, sc, st, rb, rcs, dis, rt, comm, SITE);
+    return ac_call_allgatherv(sb, sc, st, rb, rcs, dis, rt, comm, SITE);
 }
 AC_EXPORT int autocoll_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb,
                                   const int rcs[], const int dis[], MPI_Datatype rt,
                                   MPI_Comm comm) {
-    return allgatherv(sb, sc, st, rb, rcs, dis, rt, comm, SITE);
+    return ac_call_allgatherv(sb, sc, st, rb, rcs, dis, rt, comm, SITE);
 }
 
-static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                    MPI_Comm comm, void *site) {
+int ac_call_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                     MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALL,
                    .sbuf = sb,
@@ -76,15 +76,15 @@ static int alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, M
 }
 AC_EXPORT int MPI_Alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                            MPI_Datatype rt, MPI_Comm comm) {
-    return alltoall(sb, sc, st, rb, rc, rt, comm, SITE);
+    return ac_call_alltoall(sb, sc, st, rb, rc, rt, comm, SITE);
 }
 AC_EXPORT int autocoll_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                                 MPI_Datatype rt, MPI_Comm comm) {
-    return alltoall(sb, sc, st, rb, rc, rt, comm, SITE);
+    return ac_call_alltoall(sb, sc, st, rb, rc, rt, comm, SITE);
 }
 
-static int alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
-                     const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site) {
+int ac_call_alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
+                      const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALLV,
                    .sbuf = sb,
@@ -103,15 +103,15 @@ static int alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatyp
 AC_EXPORT int MPI_Alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
                             void *rb, const int rcs[], const int rds[], MPI_Datatype rt,
                             MPI_Comm comm) {
-    return alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
+    return ac_call_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
 }
 AC_EXPORT int autocoll_alltoallv(const void *sb, const int scs[], const int sds[], MPI_Datatype st,
                                  void *rb, const int rcs[], const int rds[], MPI_Datatype rt,
                                  MPI_Comm comm) {
-    return alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
+    return ac_call_alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, SITE);
 }
 
-static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site) {
+int ac_call_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Bcast(buf, count, t, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_BCAST,
                    .rbuf = buf,
@@ -126,14 +126,14 @@ static int bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, 
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-    return bcast(buf, count, t, root, comm, SITE);
+    return ac_call_bcast(buf, count, t, root, comm, SITE);
 }
 AC_EXPORT int autocoll_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm) {
-    return bcast(buf, count, t, root, comm, SITE);
+    return ac_call_bcast(buf, count, t, root, comm, SITE);
 }
 
-static int reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
-                  MPI_Comm comm, void *site) {
+int ac_call_reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
+                   MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce(sb, rb, count, t, op, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE,
                    .sbuf = sb,
@@ -150,15 +150,15 @@ static int reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op
 }
 AC_EXPORT int MPI_Reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
                          MPI_Comm comm) {
-    return reduce(sb, rb, count, t, op, root, comm, SITE);
+    return ac_call_reduce(sb, rb, count, t, op, root, comm, SITE);
 }
 AC_EXPORT int autocoll_reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
                               int root, MPI_Comm comm) {
-    return reduce(sb, rb, count, t, op, root, comm, SITE);
+    return ac_call_reduce(sb, rb, count, t, op, root, comm, SITE);
 }
 
-static int allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
-                     void *site) {
+int ac_call_allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
+                      void *site) {
     if (ac_passthrough(comm)) return PMPI_Allreduce(sb, rb, count, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLREDUCE,
                    .sbuf = sb,
@@ -174,15 +174,15 @@ static int allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op
 }
 AC_EXPORT int MPI_Allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
                             MPI_Comm comm) {
-    return allreduce(sb, rb, count, t, op, comm, SITE);
+    return ac_call_allreduce(sb, rb, count, t, op, comm, SITE);
 }
 AC_EXPORT int autocoll_allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op,
                                  MPI_Comm comm) {
-    return allreduce(sb, rb, count, t, op, comm, SITE);
+    return ac_call_allreduce(sb, rb, count, t, op, comm, SITE);
 }
 
-static int reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
-                          MPI_Comm comm, void *site) {
+int ac_call_reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
+                           MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER,
                    .sbuf = sb,
@@ -197,15 +197,15 @@ static int reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype
 }
 AC_EXPORT int MPI_Reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype t,
                                  MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter(sb, rb, rcs, t, op, comm, SITE);
+    return ac_call_reduce_scatter(sb, rb, rcs, t, op, comm, SITE);
 }
 AC_EXPORT int autocoll_reduce_scatter(const void *sb, void *rb, const int rcs[], MPI_Datatype t,
                                       MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter(sb, rb, rcs, t, op, comm, SITE);
+    return ac_call_reduce_scatter(sb, rb, rcs, t, op, comm, SITE);
 }
 
-static int reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
-                                MPI_Comm comm, void *site) {
+int ac_call_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
+                                 MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER_BLOCK,
                    .sbuf = sb,
@@ -221,15 +221,15 @@ static int reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t
 }
 AC_EXPORT int MPI_Reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
                                        MPI_Comm comm) {
-    return reduce_scatter_block(sb, rb, rc, t, op, comm, SITE);
+    return ac_call_reduce_scatter_block(sb, rb, rc, t, op, comm, SITE);
 }
 AC_EXPORT int autocoll_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t,
                                             MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter_block(sb, rb, rc, t, op, comm, SITE);
+    return ac_call_reduce_scatter_block(sb, rb, rc, t, op, comm, SITE);
 }
 
-static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                  int root, MPI_Comm comm, void *site) {
+int ac_call_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                   int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_GATHER,
                    .sbuf = sb,
@@ -246,15 +246,15 @@ static int gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI
 }
 AC_EXPORT int MPI_Gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                          int root, MPI_Comm comm) {
-    return gather(sb, sc, st, rb, rc, rt, root, comm, SITE);
+    return ac_call_gather(sb, sc, st, rb, rc, rt, root, comm, SITE);
 }
 AC_EXPORT int autocoll_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                               MPI_Datatype rt, int root, MPI_Comm comm) {
-    return gather(sb, sc, st, rb, rc, rt, root, comm, SITE);
+    return ac_call_gather(sb, sc, st, rb, rc, rt, root, comm, SITE);
 }
 
-static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
-                   int root, MPI_Comm comm, void *site) {
+int ac_call_scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
+                    int root, MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_SCATTER,
                    .sbuf = sb,
@@ -271,30 +271,30 @@ static int scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MP
 }
 AC_EXPORT int MPI_Scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                           MPI_Datatype rt, int root, MPI_Comm comm) {
-    return scatter(sb, sc, st, rb, rc, rt, root, comm, SITE);
+    return ac_call_scatter(sb, sc, st, rb, rc, rt, root, comm, SITE);
 }
 AC_EXPORT int autocoll_scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc,
                                MPI_Datatype rt, int root, MPI_Comm comm) {
-    return scatter(sb, sc, st, rb, rc, rt, root, comm, SITE);
+    return ac_call_scatter(sb, sc, st, rb, rc, rt, root, comm, SITE);
 }
 
-static int barrier(MPI_Comm comm, void *site) {
+int ac_call_barrier(MPI_Comm comm, void *site) {
     if (ac_passthrough(comm)) return PMPI_Barrier(comm);
     ac_args_t a = {.coll = AUTOCOLL_BARRIER, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
     return ac_dispatch(&a);
 }
 AC_EXPORT int MPI_Barrier(MPI_Comm comm) {
-    return barrier(comm, SITE);
+    return ac_call_barrier(comm, SITE);
 }
 AC_EXPORT int autocoll_barrier(MPI_Comm comm) {
-    return barrier(comm, SITE);
+    return ac_call_barrier(comm, SITE);
 }
 
 /* ---------------------------------------------------------------- life cycle */
 
 /* A library built for another MPI family (Open MPI vs MPICH) cannot use this MPI's handles:
  * say so (once per job) and stay dormant, every call going straight to the MPI library. */
-static void abi_guard(void) {
+void ac_abi_guard(void) {
     char why[1024];
     int rc = ac_g.initialized ? 0 : ac_mpi_abi_check(why, sizeof why);
     if (rc == 0) return;
@@ -304,7 +304,7 @@ static void abi_guard(void) {
 }
 
 AC_EXPORT int MPI_Init(int *argc, char ***argv) {
-    abi_guard();
+    ac_abi_guard();
     int err = PMPI_Init(argc, argv);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = MPI_THREAD_SINGLE;
@@ -314,7 +314,7 @@ AC_EXPORT int MPI_Init(int *argc, char ***argv) {
 }
 
 AC_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    abi_guard();
+    ac_abi_guard();
     int err = PMPI_Init_thread(argc, argv, required, provided);
     if (err == MPI_SUCCESS) {
         ac_g.thread_level = *provided;
