@@ -209,6 +209,73 @@ static void inst_roundtrip(void **st) {
         }
 }
 
+/* The list of collectives and the catalogue of restrictions, through the public API: what MPI
+ * says of each collective, the selection size of uniform calls, and each restriction's
+ * condition at the edge of where it holds. */
+static void colls_and_restrictions(void **st) {
+    (void)st;
+    static const char *rooted[] = {"bcast", "reduce", "gather", "scatter"};
+    static const char *reduces[] = {"reduce", "allreduce", "reduce_scatter",
+                                    "reduce_scatter_block"};
+    for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
+        autocoll_coll_info_t ci;
+        assert_int_equal(autocoll_coll_info(c, &ci), MPI_SUCCESS);
+        assert_string_equal(ci.name, autocoll_coll_name(c));
+        assert_true(!strncmp(ci.mpi_name, "MPI_", 4) && !strcasecmp(ci.mpi_name + 4, ci.name));
+        int r = 0, d = 0;
+        for (int k = 0; k < 4; k++)
+            r |= !strcmp(ci.name, rooted[k]), d |= !strcmp(ci.name, reduces[k]);
+        assert_int_equal(ci.rooted, r);
+        assert_int_equal(ci.reduces, d);
+        assert_int_equal(ac_coll_rooted(c), r);
+        assert_int_equal(ac_coll_reduces(c), d);
+        /* per-rank blocks of 100 B on 8 processes */
+        unsigned long long b = autocoll_selection_size(c, 100, 8);
+        if (c == AUTOCOLL_BARRIER)
+            assert_int_equal(b, 0);
+        else if (c == AUTOCOLL_ALLGATHERV || c == AUTOCOLL_ALLTOALLV ||
+                 c == AUTOCOLL_REDUCE_SCATTER)
+            assert_int_equal(b, 800);
+        else
+            assert_int_equal(b, 100);
+    }
+    assert_int_equal(autocoll_coll_info(AUTOCOLL_NCOLL, &(autocoll_coll_info_t){0}), MPI_ERR_ARG);
+
+    autocoll_situation_t ok = {
+        .p = 2, .nodes = 2, .uniform_ppn = 1, .commutative = 1, .inplace = 0, .topology = 1};
+    unsigned all = 0;
+    for (unsigned b = 0; b < 32; b++)
+        if (autocoll_restriction_text(1u << b)) all |= 1u << b;
+    assert_int_equal(all, (unsigned)AUTOCOLL_R_NATIVE * 2 - 1); /* every flag, nothing else */
+    assert_null(autocoll_restriction_reason(all, &ok));
+    struct {
+        unsigned flag;
+        autocoll_situation_t s;
+    } bad[] = {
+        {AUTOCOLL_R_POF2, {6, 2, 1, 1, 0, 1}},
+        {AUTOCOLL_R_EVEN_P, {7, 2, 1, 1, 0, 1}},
+        {AUTOCOLL_R_P2, {4, 2, 1, 1, 0, 1}},
+        {AUTOCOLL_R_COMMUTATIVE, {8, 2, 1, 0, 0, 1}},
+        {AUTOCOLL_R_NO_INPLACE, {8, 2, 1, 1, 1, 1}},
+        {AUTOCOLL_R_MULTINODE, {8, 1, 1, 1, 0, 1}},
+        {AUTOCOLL_R_UNIFORM_PPN, {8, 2, 0, 1, 0, 1}},
+        {AUTOCOLL_R_TOPOLOGY_FILE, {8, 2, 1, 1, 0, 0}},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *why = autocoll_restriction_reason(bad[k].flag, &bad[k].s);
+        assert_non_null(why);
+        assert_string_equal(why, autocoll_restriction_text(bad[k].flag));
+        /* and holds where every restriction holds */
+        assert_null(autocoll_restriction_reason(bad[k].flag, &ok));
+    }
+    assert_null(autocoll_restriction_reason(AUTOCOLL_R_POF2 | AUTOCOLL_R_EVEN_P,
+                                            &(autocoll_situation_t){.p = 2}));
+    assert_null(autocoll_restriction_reason(AUTOCOLL_R_NATIVE, &(autocoll_situation_t){0}));
+    char names[128];
+    autocoll_restrictions_string(AUTOCOLL_R_P2 | AUTOCOLL_R_POF2, names, sizeof names);
+    assert_string_equal(names, "POF2|P2");
+}
+
 /* The registry itself: unique names, a native entry first, complete descriptions, parameter
  * specs that parse, restriction flags that exist. */
 static void registry_consistent(void **st) {
@@ -422,6 +489,7 @@ int main(void) {
         cmocka_unit_test(str_param),
         cmocka_unit_test(inst_roundtrip),
         cmocka_unit_test(registry_consistent),
+        cmocka_unit_test(colls_and_restrictions),
         cmocka_unit_test(size_class),
         cmocka_unit_test(parts_refused),
         cmocka_unit_test(inst_duplicate_param),
