@@ -1,7 +1,9 @@
 /*
- * The interposition layer: MPI_* and autocoll_<coll> entry points (wrappers.c), the single path
- * of every collective (dispatch.c) and the per-call statistics (stats.c). The top floor: it uses
- * select (one choice record per call) and core; nothing below calls it.
+ * The interposition layer: MPI_* and autocoll_<coll> entry points (wrappers.c), the Fortran ones
+ * (fortran.c), the single path of every collective (dispatch.c) and the per-call statistics
+ * (stats.c). The top floor: it asks select for its life cycle (ac_select_setup/_teardown) and one
+ * choice record per call (ac_select, ac_select_native, ac_select_done, ac_source_name), and
+ * names algorithms through the public listing; nothing below calls it.
  */
 #ifndef AC_PMPI_H
 #define AC_PMPI_H

@@ -6,6 +6,12 @@
 #include <string.h>
 #include "pmpi.h"
 
+/* Names through the public listing: pmpi asks select only for choices. */
+static const char *alg_name(int coll, int i) {
+    autocoll_alg_info_t in;
+    return autocoll_alg_info(coll, i, &in) == MPI_SUCCESS ? in.name : "?";
+}
+
 static double st_time[AUTOCOLL_NCOLL][AC_MAX_ALGS];
 static double st_calls[AUTOCOLL_NCOLL][AC_MAX_ALGS];
 static double st_fallback[AUTOCOLL_NCOLL]; /* calls whose forced instance could not run */
@@ -45,11 +51,11 @@ void ac_stats_report(void) {
         if (ac_g.world_rank == 0) {
             ac_log("summary (max over ranks): collective algorithm calls time_s mean_us");
             for (int c = 0; c < AUTOCOLL_NCOLL; c++)
-                for (int i = 0; i < ac_alg_count(c) && i < AC_MAX_ALGS; i++) {
+                for (int i = 0; i < autocoll_alg_count(c) && i < AC_MAX_ALGS; i++) {
                     double n = out[c * AC_MAX_ALGS + i], t = out[N + c * AC_MAX_ALGS + i];
                     if (n > 0)
-                        ac_log("summary %s %s %.0f %.6f %.2f", ac_coll_name(c),
-                               ac_alg_get(c, i)->name, n, t, 1e6 * t / n);
+                        ac_log("summary %s %s %.0f %.6f %.2f", ac_coll_name(c), alg_name(c, i), n,
+                               t, 1e6 * t / n);
                 }
             for (int c = 0; c < AUTOCOLL_NCOLL; c++)
                 if (fb_out[c] > 0)
