@@ -15,8 +15,8 @@
 #include <string.h>
 #include "autocoll.h"
 
-static int usage(void) {
-    fprintf(stderr, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
+static int usage(FILE *to) {
+    fprintf(to, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
                     "       autocoll-info --restrictions\n"
                     "       autocoll-info --check TABLE\n"
                     "       autocoll-info --export-ompi TABLE OUT\n"
@@ -85,17 +85,17 @@ int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--export-ompi")) return export_table(argv[2], argv[3], 0);
     if (argc == 4 && !strcmp(argv[1], "--export-mpich")) return export_table(argv[2], argv[3], 1);
     for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--check", 7) || !strncmp(argv[i], "--export", 8)) return usage();
+        if (!strncmp(argv[i], "--check", 7) || !strncmp(argv[i], "--export", 8)) return usage(stderr);
         if (!strcmp(argv[i], "--instances"))
             instances = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-            return usage() - 2;
+            return usage(stdout) - 2;
         else if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
             printf("autocoll-info (autocoll) %s\n", autocoll_version());
             return 0;
         } else if ((only = autocoll_coll_from_name(argv[i])) < 0) {
             fprintf(stderr, "autocoll-info: unknown collective '%s'\n", argv[i]);
-            return usage();
+            return usage(stderr);
         }
     }
     printf(instances ? "" : "autocoll %s\n", autocoll_version());
