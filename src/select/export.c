@@ -423,7 +423,7 @@ AC_EXPORT int autocoll_table_export_ompi(const autocoll_table_t *t, const char *
 
 /* Guards: conditions an MPICH algorithm needs that autocoll's twin may not (MPICH runs what the
  * file says without checking). */
-enum { G_COMM = 1, G_POF2 = 2, G_COUNT_POF2 = 4, G_BLOCK_REGULAR = 8 };
+enum { G_COMM = 1, G_POF2 = 2, G_COUNT_POF2 = 4, G_BLOCK_REGULAR = 8, G_BUILTIN = 16 };
 
 /* autocoll algorithm -> MPICH 4.x MPIR-level algorithm (names of maint/tuning/coll/mpir/
  * generic.json and src/mpi/coll/<coll>/). */
@@ -444,10 +444,12 @@ static const struct {
     {AUTOCOLL_BCAST, "scatter_rdb", "MPIR_Bcast_intra_scatter_recursive_doubling_allgather", 0},
     {AUTOCOLL_BCAST, "scatter_ring", "MPIR_Bcast_intra_scatter_ring_allgather", 0},
     {AUTOCOLL_REDUCE, "binomial", "MPIR_Reduce_intra_binomial", 0},
-    {AUTOCOLL_REDUCE, "rab", "MPIR_Reduce_intra_reduce_scatter_gather", G_COMM | G_COUNT_POF2},
+    /* (MPICH asserts a predefined operation in these two) */
+    {AUTOCOLL_REDUCE, "rab", "MPIR_Reduce_intra_reduce_scatter_gather",
+     G_COMM | G_BUILTIN | G_COUNT_POF2},
     {AUTOCOLL_ALLREDUCE, "recursive_doubling", "MPIR_Allreduce_intra_recursive_doubling", 0},
     {AUTOCOLL_ALLREDUCE, "rabenseifner", "MPIR_Allreduce_intra_reduce_scatter_allgather",
-     G_COMM | G_COUNT_POF2},
+     G_COMM | G_BUILTIN | G_COUNT_POF2},
     {AUTOCOLL_ALLREDUCE, "ring", "MPIR_Allreduce_intra_ring", G_COMM},
     {AUTOCOLL_REDUCE_SCATTER, "recursive_halving", "MPIR_Reduce_scatter_intra_recursive_halving",
      G_COMM},
@@ -513,7 +515,9 @@ static const struct {
      "MPIR_Reduce_scatter_block_inter_remote_reduce_local_scatter", NULL},
     {"gather", "MPIR_Gather_intra_binomial", "MPIR_Gather_inter_linear", NULL},
     {"scatter", "MPIR_Scatter_intra_binomial", "MPIR_Scatter_inter_linear", NULL},
-    {"barrier", "MPIR_Barrier_intra_k_dissemination", "MPIR_Barrier_inter_bcast", NULL},
+    /* (MPICH 4.0 has MPIR_Barrier_intra_dissemination, 4.1 and later
+     * MPIR_Barrier_intra_k_dissemination: the nonblocking one is in both) */
+    {"barrier", "MPIR_Barrier_allcomm_nb", "MPIR_Barrier_inter_bcast", NULL},
     /* the others, which MPICH searches the same tree for */
     {"gatherv", NULL, "MPIR_Gatherv_allcomm_linear", NULL},
     {"scatterv", NULL, "MPIR_Scatterv_allcomm_linear", NULL},
@@ -581,14 +585,17 @@ static json_t *mpich_leaf(const char *name) {
     return params ? json_pack("{so}", key, params) : NULL;
 }
 
-/* Wraps a twin in the conditions it needs: {"cond": twin, "cond-family=any": fallback}. */
+/* Wraps a twin in the conditions it needs: {"cond": twin, "cond=no" or "...=any": fallback}. */
 static json_t *mpich_guarded(int twin_index, const char *fallback) {
     static const struct {
         int flag;
         const char *yes, *any;
-    } g[] = {{G_COMM, "is_commutative=yes", "is_commutative=any"},
+    } g[] = {/* MPICH 4.0 takes "=any" only after sizes, counts and comm_hierarchy: the
+             * alternative of a yes/no condition is its "=no" */
+             {G_COMM, "is_commutative=yes", "is_commutative=no"},
+             {G_BUILTIN, "is_op_built_in=yes", "is_op_built_in=no"},
              {G_POF2, "comm_size=pow2", "comm_size=any"},
-             {G_BLOCK_REGULAR, "is_block_regular=yes", "is_block_regular=any"}};
+             {G_BLOCK_REGULAR, "is_block_regular=yes", "is_block_regular=no"}};
     json_t *node = mpich_leaf(mpich_twins[twin_index].mpich);
     int guard = mpich_twins[twin_index].guard;
     if (node && (guard & G_COUNT_POF2)) /* count below the power of two: fallback */

@@ -314,6 +314,13 @@ static const struct {
 #else
 #define SMPI_BUILD 0
 #endif
+/* Built for MPICH, whose own collectives are then the reference: three of its bugs shape the
+ * reference calls (mpich_count, ref_reduce, mpich_ring_pipelines). */
+#if defined(MPICH_VERSION) && !SMPI_BUILD
+#define MPICH_REF 1
+#else
+#define MPICH_REF 0
+#endif
 
 /* One rank's description of the blocks of one buffer. */
 typedef struct {
@@ -695,6 +702,50 @@ static void on_alarm(int sig) {
     _exit(3);
 }
 
+/* Count of a case (c: the level's count; mixed: its elements mix int and double, i.e. the
+ * struct data type or the (int, double) signature family). */
+static int mpich_count(int coll, int mixed, int inplace, int c) {
+#if MPICH_REF
+    /* A bug of MPICH (4.0.2, ch4:ucx) limits the blocks of (int, double) elements (12 bytes
+     * once packed) where MPICH itself sends them as contiguous bytes to a receive of a
+     * non-contiguous type: its binomial scatter (the reference, and the library's native
+     * fallback) and its in-place alltoall(v) (MPI_Sendrecv_replace, which sends MPI_PACKED).
+     * UCX delivers a message above its rendezvous threshold (8 KiB) in fragments, MPICH
+     * unpacks each fragment on its own (src/mpid/ch4/netmod/ucx/ucx_datatype.c, unpack), and
+     * a fragment that ends inside a double unpacks short, which MPICH reports as
+     * MPI_ERR_TRUNCATE. There, blocks of such elements stay under 8 KiB: at most 600 of them
+     * (7200 bytes; the distributions of alltoallv reach 4 x the count). */
+    int most = coll == AUTOCOLL_ALLTOALLV ? 4 : 1;
+    if (mixed && c * most > 600 &&
+        (coll == AUTOCOLL_SCATTER ||
+         (inplace && (coll == AUTOCOLL_ALLTOALL || coll == AUTOCOLL_ALLTOALLV))))
+        return 600 / most;
+#else
+    (void)coll, (void)mixed, (void)inplace;
+#endif
+    return c;
+}
+
+/* Reference of a reduce (sp: the send buffer, MPI_IN_PLACE at an in-place root). */
+static void ref_reduce(const void *sp, buf_t r, int n, MPI_Datatype t, MPI_Op op, int root) {
+#if MPICH_REF
+    /* A bug of MPICH (4.0.2) in its node-aware reduce (MPIDI_Reduce_intra_composition_alpha,
+     * which it chooses for commutative operations on more than 2048 bytes in a communicator
+     * with a node hierarchy, MPI_COMM_WORLD included): a root other than rank 0 that passes
+     * MPI_IN_PLACE passes it on as the send buffer of the node-level reduce rooted at rank 0,
+     * where it is read as data at address (void *)-1: segmentation fault (count 1000 of the
+     * data cases). The same call out of place, from a copy of the root's buffer, is the
+     * reference there. */
+    if (sp == MPI_IN_PLACE) {
+        buf_t in = bclone(r);
+        PMPI_Reduce(in.p, r.p, n, t, op, root, MPI_COMM_WORLD);
+        free(in.p);
+        return;
+    }
+#endif
+    PMPI_Reduce(sp, r.p, n, t, op, root, MPI_COMM_WORLD);
+}
+
 static int run_data_case(const case_t *k) {
     int c = k->count, bad = 0, root = k->root;
     MPI_Comm w = MPI_COMM_WORLD;
@@ -861,7 +912,7 @@ static int run_data_case(const case_t *k) {
         }
         const void *sp = ip ? MPI_IN_PLACE : s.p;
         if (k->coll == AUTOCOLL_REDUCE) {
-            PMPI_Reduce(sp, r1.p, n, t, op, root, w);
+            ref_reduce(sp, r1, n, t, op, root);
             MPI_Reduce(sp, r2.p, n, t, op, root, w);
         } else if (k->coll == AUTOCOLL_ALLREDUCE) {
             PMPI_Allreduce(sp, r1.p, n, t, op, w);
@@ -931,6 +982,43 @@ typedef struct {
     desc_t sd, rd;
 } sigside_t;
 
+/* Seed of the random trees of rank r in case k (its receive description uses seed ^ 1). */
+static uint64_t sig_seed(const case_t *k, int r) {
+    return ((uint64_t)seed << 32) ^ ((uint64_t)(k->count * 131 + k->shift * 17 + k->coll) << 12) ^
+           ((uint64_t)r * 0x9E3779B97F4A7C15ull);
+}
+
+#if MPICH_REF
+/*
+ * A bug of MPICH's own allgatherv (the reference; MPICH 4.0.2, MPIR_Allgatherv_intra_ring in
+ * src/mpi/coll/allgatherv/allgatherv_intra_ring.c) limits the receive descriptions: the ring
+ * pipelines each block in chunks counted in elements of the rank's own receive type. A rank
+ * whose max(recvcounts) x extent(recvtype) exceeds MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE
+ * (32768 bytes) sends and receives chunks of 32768 / extent(recvtype) elements, any other rank
+ * whole blocks; ranks whose receive types differ in extent (or in size for one extent) therefore
+ * cut the same block into pieces of different sizes, and the sends no longer match the
+ * receives: MPI_ERR_TRUNCATE, or wrong data with MPI_SUCCESS. MPICH runs the ring for
+ * allgatherv from a total of 81920 bytes (p not a power of two) or 524288 bytes (powers of two);
+ * the library's native fallback reaches it too. So when some rank's receive description would
+ * pipeline (the large cases), every rank describes its receive blocks as rank 0 does; its send
+ * description, and every description of the smaller cases, still differ between ranks.
+ */
+static int mpich_ring_pipelines(const case_t *k, const int *rn) {
+    int most = 0, pipelines = 0;
+    for (int i = 0; i < p; i++)
+        most = rn[i] > most ? rn[i] : most;
+    for (int q = 0; q < p && !pipelines; q++) {
+        desc_t d;
+        MPI_Aint lb, ext;
+        desc_make(sig_kind(k->fam, q, k->shift, 1, rn, p, -1), rn[0], sig_seed(k, q) ^ 1, &d);
+        MPI_Type_get_extent(d.t, &lb, &ext);
+        pipelines = (MPI_Aint)desc_count(&d, most) * ext > 32768;
+        free_derived(&d.t);
+    }
+    return pipelines;
+}
+#endif
+
 /* The descriptions and counts of rank r in case k: every rank can compute those of every other
  * rank (failure reports name them all). */
 static void sig_setup(const case_t *k, int r, sigside_t *x) {
@@ -964,13 +1052,17 @@ static void sig_setup(const case_t *k, int r, sigside_t *x) {
     if (ip && coll == AUTOCOLL_SCATTER && is_root) x->use_r = 0;
 
     /* Random trees differ between ranks, positions and cases. */
-    uint64_t ts = ((uint64_t)seed << 32) ^ ((uint64_t)(n * 131 + k->shift * 17 + coll) << 12) ^
-                  ((uint64_t)r * 0x9E3779B97F4A7C15ull);
+    uint64_t ts = sig_seed(k, r);
     /* A unit-1 kind fits any blocks; with the unit of the receive kind, that kind fits the send
      * block, which is one of the received ones. */
     x->sd = x->rd = (desc_t){MPI_INT, 1, 0, "int"};
+    int rr = r; /* whose receive description this rank uses */
+#if MPICH_REF
+    if (coll == AUTOCOLL_ALLGATHERV && mpich_ring_pipelines(k, x->rn)) rr = 0;
+#endif
     if (x->use_r)
-        desc_make(sig_kind(fam, r, k->shift, 1, x->rn, x->nr, -1), x->rn[0], ts ^ 1, &x->rd);
+        desc_make(sig_kind(fam, rr, k->shift, 1, x->rn, x->nr, -1), x->rn[0], sig_seed(k, rr) ^ 1,
+                  &x->rd);
     /* Two bugs of Open MPI's own collectives (the reference) limit a rank's send description:
      * its allgatherv sizes the call as (size of the send type) x (receive counts), so ranks
      * whose send and receive elements differ in size choose different algorithms (there, the
@@ -1318,9 +1410,10 @@ static int run_sig_instance(int coll, const char *inst, unsigned restr) {
          * that the cost does not grow with p. */
         if (n > 1000 && k.coll != AUTOCOLL_BCAST) n = (n + p * u - 1) / (p * u) * u;
         for (int j = 0; j < ns; j++, ci++) {
-            k.fam = fam, k.count = n, k.shift = i + j;
+            k.fam = fam, k.shift = i + j;
             k.root = rooted(k.coll) ? roots[ci % 3] : 0;
             k.inplace = k.coll != AUTOCOLL_BCAST && ci % 2;
+            k.count = mpich_count(coll, fam == SF_PAIR, k.inplace, n);
             /* Under SMPI, a call the instance cannot run goes to SMPI's own collective, which
              * cannot take per-rank descriptions: skipped. */
             if (SMPI_BUILD && !applicable(restr, coll, 1, k.inplace))
@@ -1388,7 +1481,8 @@ static int run_instance(int coll, const char *inst, unsigned restr) {
                         if (r > 0 && !level_sim &&
                             (roots[r] == roots[0] || roots[r] == roots[r - 1]))
                             continue;
-                        k.count = c, k.dist = dists[di], k.inplace = ip, k.root = roots[r];
+                        k.count = mpich_count(coll, k.t == T_STRUCT, ip, c);
+                        k.dist = dists[di], k.inplace = ip, k.root = roots[r];
                         fails += run_case(&k);
                     }
                 }
