@@ -17,11 +17,11 @@
 
 static int usage(FILE *to) {
     fprintf(to, "usage: autocoll-info [--instances] [COLLECTIVE]\n"
-                    "       autocoll-info --restrictions\n"
-                    "       autocoll-info --check TABLE\n"
-                    "       autocoll-info --export-ompi TABLE OUT\n"
-                    "       autocoll-info --export-mpich TABLE OUT\n"
-                    "       autocoll-info --version\n");
+                "       autocoll-info --restrictions\n"
+                "       autocoll-info --check TABLE\n"
+                "       autocoll-info --export-ompi TABLE OUT\n"
+                "       autocoll-info --export-mpich TABLE OUT\n"
+                "       autocoll-info --version\n");
     return 2;
 }
 
@@ -85,7 +85,8 @@ int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "--export-ompi")) return export_table(argv[2], argv[3], 0);
     if (argc == 4 && !strcmp(argv[1], "--export-mpich")) return export_table(argv[2], argv[3], 1);
     for (int i = 1; i < argc; i++) {
-        if (!strncmp(argv[i], "--check", 7) || !strncmp(argv[i], "--export", 8)) return usage(stderr);
+        if (!strncmp(argv[i], "--check", 7) || !strncmp(argv[i], "--export", 8))
+            return usage(stderr);
         if (!strcmp(argv[i], "--instances"))
             instances = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))

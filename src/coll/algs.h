@@ -48,6 +48,16 @@ static inline ac_args_t ac_part_allgatherv(const ac_args_t *a, MPI_Comm comm, vo
     return x;
 }
 
+/* part.c: reduce_scatter and reduce_scatter_block calls (the latter served by the former's
+ * functions). */
+/* The block counts: a->rcounts (reduce_scatter), or p times a->rcount in a new array
+ * (reduce_scatter_block) stored in *owned too, for the caller to free (*owned is NULL
+ * otherwise). NULL when out of memory. */
+const int *ac_rsc_counts(const ac_args_t *a, int **owned);
+/* Element offsets of the p blocks (p + 1 entries, malloc'ed): off[r] = counts[0] + ... +
+ * counts[r-1]. NULL when out of memory. */
+size_t *ac_rsc_offsets(const int *counts, int p);
+
 /* The input vector of a reduction: rbuf when in place. */
 static inline const void *ac_rs_input(const ac_args_t *a) {
     return a->inplace ? a->rbuf : a->sbuf;
