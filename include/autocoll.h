@@ -44,7 +44,10 @@ enum {
     AUTOCOLL_R_UNIFORM_PPN = 1 << 5,   /* every node holds the same number of ranks */
     AUTOCOLL_R_P2 = 1 << 6,            /* exactly two processes */
     AUTOCOLL_R_TOPOLOGY_FILE = 1 << 7, /* needs a switch-tree topology file */
-    AUTOCOLL_R_NATIVE = 1 << 8         /* the MPI library's own collective (always applicable) */
+    AUTOCOLL_R_NATIVE = 1 << 8,        /* the MPI library's own collective (always applicable) */
+    AUTOCOLL_R_ANY_ORDER = 1 << 9      /* combines contributions in an order of its own, not
+                                          x_0 op (x_1 op (... op x_{p-1})): excluded where
+                                          AUTOCOLL_REPRODUCIBLE applies (docs/reproducible.md) */
 };
 
 typedef struct {
@@ -87,6 +90,8 @@ typedef struct {
     int commutative; /* the operation commutes (1 when the collective takes none) */
     int inplace;     /* MPI_IN_PLACE in a non-rooted collective */
     int topology;    /* a switch-tree topology file is loaded */
+    int fixed_order; /* the call must combine in rank order: AUTOCOLL_REPRODUCIBLE=1 and a
+                        floating-point (or user-defined) reduction */
 } autocoll_situation_t;
 /* NULL when an algorithm with these restrictions (AUTOCOLL_R_*) may run in situation s, else the
  * first restriction violated, in words ("needs a power-of-two number of processes"). */

@@ -119,6 +119,11 @@ int main(int argc, char **argv) {
             printf("%s.%s\n  group: %s\n  restrictions: %s\n  parameters: %s\n  cost: %s\n  %s\n",
                    in.coll, in.name, in.group, r, in.params[0] ? in.params : "-", in.cost,
                    in.description);
+            autocoll_coll_info_t ci;
+            if (autocoll_coll_info(c, &ci) == MPI_SUCCESS && ci.reduces)
+                printf("  reproducible: %s\n", (in.restrictions & AUTOCOLL_R_ANY_ORDER)
+                                                   ? "no (combines in an order of its own)"
+                                                   : "yes (x_0 op (x_1 op (... op x_{p-1})))");
         }
     }
     return 0;

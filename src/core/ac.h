@@ -122,8 +122,10 @@ typedef struct ac_args {
     int root;
     int inplace;
     int commutative;
-    MPI_Comm ucomm; /* the user's communicator (native path only) */
-    MPI_Comm comm;  /* the private duplicate: all library traffic */
+    int fixed_order; /* combine in rank order only: AUTOCOLL_REPRODUCIBLE on an order-sensitive
+                        reduction (ac_args_finish; restriction AUTOCOLL_R_ANY_ORDER) */
+    MPI_Comm ucomm;  /* the user's communicator (native path only) */
+    MPI_Comm comm;   /* the private duplicate: all library traffic */
     int rank, size;
     size_t bytes;
     int bytes_local; /* 1 when bytes differs between ranks (alltoallv): never select on it */
@@ -141,7 +143,7 @@ typedef enum {
 } ac_place_t;
 
 typedef struct {
-    int valid, inplace, commutative, src, node_aware;
+    int valid, inplace, commutative, fixed_order, src, node_aware;
     unsigned gen; /* the select layer's generation when chosen */
     size_t bytes;
     ac_inst_t inst;
@@ -210,6 +212,7 @@ typedef struct {
     int exact_sizes;     /* AUTOCOLL_EXACT_SIZES: exact-size keys per collective (4) */
     int sites;           /* AUTOCOLL_SITES: per-call-site keys, checked at every call (0) */
     int check;           /* AUTOCOLL_CHECK: verify at every call that all ranks agree (0) */
+    int reproducible;    /* AUTOCOLL_REPRODUCIBLE: floating-point reductions in rank order (0) */
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
 } ac_settings_t;

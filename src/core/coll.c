@@ -86,6 +86,31 @@ static size_t ac_coll_bytes(const ac_args_t *a, int *local) {
  *                                  is set and nothing may be selected on it.
  */
 
+/* Reproducible mode (docs/reproducible.md): which reductions give different bits when their
+ * contributions are combined in another order. Integer (and logical) sums and products are exact
+ * in any order, as are the minimum, maximum, bitwise, logical and location operations; a sum or
+ * product of anything else (floating-point and complex types, or a derived type, which MPI does
+ * not define for predefined operations: counted in, to be safe) and every user-defined operation
+ * depend on the order. */
+static int order_sensitive(MPI_Op o, MPI_Datatype t) {
+    if (o == MPI_MAX || o == MPI_MIN || o == MPI_BAND || o == MPI_BOR || o == MPI_BXOR ||
+        o == MPI_LAND || o == MPI_LOR || o == MPI_LXOR || o == MPI_MAXLOC || o == MPI_MINLOC ||
+        o == MPI_REPLACE || o == MPI_NO_OP)
+        return 0;
+    if (o != MPI_SUM && o != MPI_PROD) return 1; /* user-defined */
+    const MPI_Datatype exact[] = {
+        MPI_CHAR,    MPI_SIGNED_CHAR,    MPI_UNSIGNED_CHAR, MPI_BYTE,
+        MPI_SHORT,   MPI_UNSIGNED_SHORT, MPI_INT,           MPI_UNSIGNED,
+        MPI_LONG,    MPI_UNSIGNED_LONG,  MPI_LONG_LONG,     MPI_UNSIGNED_LONG_LONG,
+        MPI_INT8_T,  MPI_INT16_T,        MPI_INT32_T,       MPI_INT64_T,
+        MPI_UINT8_T, MPI_UINT16_T,       MPI_UINT32_T,      MPI_UINT64_T,
+        MPI_WCHAR,   MPI_AINT,           MPI_OFFSET,        MPI_COUNT,
+        MPI_C_BOOL,  MPI_INTEGER,        MPI_LOGICAL};
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (t == exact[i] && t != MPI_DATATYPE_NULL) return 0;
+    return 1;
+}
+
 void ac_args_finish(ac_args_t *a) {
     /* MPI_IN_PLACE is the send buffer everywhere except scatter, where the root passes it as the
      * receive buffer. For rooted collectives only the root knows: nothing selects on it. */
@@ -97,6 +122,8 @@ void ac_args_finish(ac_args_t *a) {
         o != MPI_PROD && o != MPI_BAND && o != MPI_BOR && o != MPI_BXOR && o != MPI_LAND &&
         o != MPI_LOR && o != MPI_LXOR && o != MPI_MAXLOC && o != MPI_MINLOC)
         PMPI_Op_commutative(o, &a->commutative);
+    a->fixed_order =
+        ac_g.set.reproducible && colls[a->coll].reduces && order_sensitive(o, a->rtype);
     a->bytes = ac_coll_bytes(a, &a->bytes_local);
 }
 

@@ -149,6 +149,7 @@ static const ac_numset_t numsets[] = {
     AC_NUM("EXACT_SIZES", 'i', 0, 64, exact_sizes),
     AC_NUM("SITES", 'b', 0, 1, sites),
     AC_NUM("CHECK", 'b', 0, 1, check),
+    AC_NUM("REPRODUCIBLE", 'b', 0, 1, reproducible),
 };
 
 static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_errs_t *err) {

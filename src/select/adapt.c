@@ -103,7 +103,8 @@ static void make_key(ac_adapt_t *ad, const ac_args_t *a, ac_key_t *k) {
     memset(k, 0, sizeof *k);
     k->coll = a->coll;
     k->root = ac_coll_rooted(a->coll) ? a->root : -1;
-    k->op = ac_coll_reduces(a->coll) ? op_id(a->op, a->commutative) : -1;
+    /* Reproducible mode: an order-sensitive call has candidates of its own. */
+    k->op = ac_coll_reduces(a->coll) ? op_id(a->op, a->commutative) + 1000 * a->fixed_order : -1;
     k->inplace = ac_coll_rooted(a->coll) ? 0 : a->inplace;
     if (a->bytes_local) return; /* alltoallv: no size */
     int c = a->coll, nx = ad->nexact[c];

@@ -201,6 +201,7 @@ static const struct {
     {"allreduce", "rab1", "ag", AC_STAGE_SAME},
     {"allreduce", "rab2", "a2a", AC_STAGE_SAME},
     {"allreduce", "rab2", "ag", AC_STAGE_SAME},
+    {"reduce", "rab2", "a2a", AC_STAGE_SAME},
     /* node_comm and leader_comm with their own contexts (ac_ctx_get), ucomm set */
     {"allreduce", "hierarchical", "inter", AC_STAGE_OWN},
     {"allreduce", "hierarchical", "reduce", AC_STAGE_OWN},
@@ -522,7 +523,8 @@ int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *c
                               .uniform_ppn = ctx->ppn_uniform,
                               .commutative = a->commutative,
                               .inplace = a->inplace && !ac_coll_rooted(a->coll),
-                              .topology = 0};
+                              .topology = 0,
+                              .fixed_order = a->fixed_order};
     const char *w = alg->nparam < 0 ? "malformed parameter specification"
                                     : ac_restriction_reason(alg->flags, &s);
     if (why) *why = w;

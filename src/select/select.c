@@ -20,6 +20,13 @@
  * once per communicator, by the communicator's rank 0. Then the policy AUTOCOLL_ON_ERROR applies:
  * "native" (default) runs the MPI library's collective, "error" fails the call with MPI_ERR_ARG
  * through the communicator's error handler.
+ *
+ * Reproducible mode (AUTOCOLL_REPRODUCIBLE=1, docs/reproducible.md): an order-sensitive
+ * reduction (a->fixed_order) may run only instances that combine as x_0 op (x_1 op (... op
+ * x_{p-1})); the restriction AUTOCOLL_R_ANY_ORDER excludes the others, the MPI library's own
+ * included, in every stage. All qualifying instances give the same bits, so the engine may still
+ * choose among them by time. Where the policy would fall back to the MPI library, such a call
+ * runs a qualifying instance instead (the model's best, else the first in the registry).
  */
 #include <string.h>
 #include <stdio.h>
@@ -37,6 +44,21 @@ void ac_select_native(int coll, ac_choice_t *ch) {
     ac_inst_default(ac_alg_find(coll, "native"), &ch->inst);
     ch->src = AC_SRC_NATIVE_DEFAULT;
     ch->node_aware = ch->forced_unusable = 0;
+}
+
+/* The default of an order-sensitive reduction in reproducible mode, where others take the MPI
+ * library's: the model's best qualifying instance, else the first qualifying algorithm of the
+ * registry (every reducing collective has one: its linear algorithm). */
+static void reproducible_default(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
+    if (ac_adapt_model_best(ctx, a, &ch->inst) == 0 &&
+        ac_alg_applicable(ch->inst.alg, a, ctx, NULL))
+        return;
+    for (int i = 0; i < ac_alg_count(a->coll); i++)
+        if (ac_alg_applicable(ac_alg_get(a->coll, i), a, ctx, NULL)) {
+            ac_inst_default(ac_alg_get(a->coll, i), &ch->inst);
+            return;
+        }
+    ac_select_native(a->coll, ch); /* not reached: the registry test checks it */
 }
 
 /* ---------------------------------------------------------------- the stages
@@ -99,9 +121,10 @@ static int fall_back(const ac_ctx_t *ctx, const ac_args_t *a, const ac_inst_t *f
     int c = a->coll;
     char key[256];
     if (forced) {
-        const char *policy = ac_g.set.on_error == AC_ONERR_ERROR
-                                 ? "failing the call (AUTOCOLL_ON_ERROR=error)"
-                                 : "using the MPI library's algorithm";
+        const char *policy =
+            ac_g.set.on_error == AC_ONERR_ERROR ? "failing the call (AUTOCOLL_ON_ERROR=error)"
+            : a->fixed_order ? "using a rank-ordered instance (AUTOCOLL_REPRODUCIBLE)"
+                             : "using the MPI library's algorithm";
         char name[128];
         ac_inst_format(forced, name, sizeof name);
         if (ac_g.set.verbose >= 2 && ctx->rank == 0) {
@@ -144,11 +167,17 @@ int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
         int unusable = ac_sel.have_forced[c];
         if (unusable) ac_inst_copy(&forced, &ch->inst);
         ac_select_native(c, ch);
+        if (a->fixed_order) reproducible_default(ctx, a, ch);
         ch->src = AC_SRC_FALLBACK;
         ch->forced_unusable = unusable;
-        return fall_back(ctx, a, unusable ? &forced : NULL, why);
+        int err = fall_back(ctx, a, unusable ? &forced : NULL, why);
+        if (!err && a->fixed_order) ch->node_aware = ac_inst_node_aware(&ch->inst);
+        return err;
     }
-    if (r == 0) ac_select_native(c, ch);
+    if (r == 0) {
+        ac_select_native(c, ch);
+        if (a->fixed_order && ac_g.set.mode != AC_MODE_NATIVE) reproducible_default(ctx, a, ch);
+    }
     ch->node_aware = !(ch->inst.alg->flags & AUTOCOLL_R_NATIVE) && ac_inst_node_aware(&ch->inst);
     /* Forced and table choices (and mode native's) depend only on the inputs above; the engine
      * decides per call. */
@@ -159,6 +188,7 @@ int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
         kept->bytes = a->bytes;
         kept->inplace = a->inplace;
         kept->commutative = a->commutative;
+        kept->fixed_order = a->fixed_order;
         kept->src = ch->src;
         kept->node_aware = ch->node_aware;
         ac_inst_copy(&kept->inst, &ch->inst);

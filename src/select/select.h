@@ -101,7 +101,7 @@ static inline int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) 
     const ac_chosen_t *kept = &ctx->chosen[a->coll];
     if (kept->valid && kept->gen == __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE) &&
         kept->bytes == a->bytes && kept->inplace == a->inplace &&
-        kept->commutative == a->commutative) {
+        kept->commutative == a->commutative && kept->fixed_order == a->fixed_order) {
         ac_inst_copy(&ch->inst, &kept->inst);
         ch->src = (ac_source_t)kept->src;
         ch->node_aware = kept->node_aware;

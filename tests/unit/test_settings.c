@@ -246,20 +246,21 @@ static void colls_and_restrictions(void **st) {
     unsigned all = 0;
     for (unsigned b = 0; b < 32; b++)
         if (autocoll_restriction_text(1u << b)) all |= 1u << b;
-    assert_int_equal(all, (unsigned)AUTOCOLL_R_NATIVE * 2 - 1); /* every flag, nothing else */
+    assert_int_equal(all, (unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1); /* every flag, nothing else */
     assert_null(autocoll_restriction_reason(all, &ok));
     struct {
         unsigned flag;
         autocoll_situation_t s;
     } bad[] = {
-        {AUTOCOLL_R_POF2, {6, 2, 1, 1, 0, 1}},
-        {AUTOCOLL_R_EVEN_P, {7, 2, 1, 1, 0, 1}},
-        {AUTOCOLL_R_P2, {4, 2, 1, 1, 0, 1}},
-        {AUTOCOLL_R_COMMUTATIVE, {8, 2, 1, 0, 0, 1}},
-        {AUTOCOLL_R_NO_INPLACE, {8, 2, 1, 1, 1, 1}},
-        {AUTOCOLL_R_MULTINODE, {8, 1, 1, 1, 0, 1}},
-        {AUTOCOLL_R_UNIFORM_PPN, {8, 2, 0, 1, 0, 1}},
-        {AUTOCOLL_R_TOPOLOGY_FILE, {8, 2, 1, 1, 0, 0}},
+        {AUTOCOLL_R_POF2, {6, 2, 1, 1, 0, 1, 0}},
+        {AUTOCOLL_R_EVEN_P, {7, 2, 1, 1, 0, 1, 0}},
+        {AUTOCOLL_R_P2, {4, 2, 1, 1, 0, 1, 0}},
+        {AUTOCOLL_R_COMMUTATIVE, {8, 2, 1, 0, 0, 1, 0}},
+        {AUTOCOLL_R_NO_INPLACE, {8, 2, 1, 1, 1, 1, 0}},
+        {AUTOCOLL_R_MULTINODE, {8, 1, 1, 1, 0, 1, 0}},
+        {AUTOCOLL_R_UNIFORM_PPN, {8, 2, 0, 1, 0, 1, 0}},
+        {AUTOCOLL_R_TOPOLOGY_FILE, {8, 2, 1, 1, 0, 0, 0}},
+        {AUTOCOLL_R_ANY_ORDER, {8, 2, 1, 1, 0, 1, 1}},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         const char *why = autocoll_restriction_reason(bad[k].flag, &bad[k].s);
@@ -295,7 +296,7 @@ static void registry_consistent(void **st) {
             assert_true(strlen(a->desc) > 0);
             assert_true(strlen(a->group) > 0);
             assert_true(strlen(a->name) < AC_NAME_LEN);
-            assert_int_equal(a->flags & ~((unsigned)AUTOCOLL_R_NATIVE * 2 - 1), 0);
+            assert_int_equal(a->flags & ~((unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1), 0);
             for (int j = 0; j < i; j++)
                 assert_string_not_equal(ac_alg_get(c, j)->name, a->name);
         }

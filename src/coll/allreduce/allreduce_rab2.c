@@ -13,46 +13,61 @@
 #include "../algs.h"
 #include "../../sched/rs_core.h"
 
-int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    int err = MPI_SUCCESS, p = a->size, me = a->rank, n = a->rcount;
+int ac_rab2_reduce_blocks(const ac_args_t *a, const ac_alg_t *a2a, ac_ctx_t *ctx, char *mine,
+                          const int *sc, const int *sd) {
+    int err = MPI_SUCCESS, p = a->size, me = a->rank, mc = sc[me];
     MPI_Datatype t = a->rtype;
     void *pbase = NULL;
-    size_t *blk = malloc(((size_t)p + 1) * sizeof *blk);
-    int *c = malloc(4 * (size_t)p * sizeof *c);
-    char *pieces = NULL;
-    if (!blk || !c) {
+    int *c = malloc(2 * (size_t)p * sizeof *c);
+    char *pieces = ac_dt_alloc(t, (size_t)mc * (size_t)p, &pbase);
+    if (!c || !pieces) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
-    ac_rs_split((size_t)n, p, blk);
-    int mc = (int)(blk[me + 1] - blk[me]);
-    int *sc = c, *sd = c + p, *rc = c + 2 * p, *rd = c + 3 * p;
+    int *rc = c, *rd = c + p;
     for (int i = 0; i < p; i++) {
-        sc[i] = (int)(blk[i + 1] - blk[i]);
-        sd[i] = (int)blk[i];
         rc[i] = mc;
         rd[i] = i * mc;
-    }
-    if (!(pieces = ac_dt_alloc(t, (size_t)mc * (size_t)p, &pbase))) {
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
     }
     ac_args_t x = ac_part_args(a, AUTOCOLL_ALLTOALLV, a->comm, 0, ac_rs_input(a), pieces, 0, t);
     x.scounts = sc;
     x.sdispls = sd;
     x.rcounts = rc;
     x.rdispls = rd;
-    AC_CHECK(ac_run_part_alg(&x, ac_param_alg(in, "a2a"), ctx));
-    char *mine = ac_dt_at(a->rbuf, t, blk[me]);
+    AC_CHECK(ac_run_part_alg(&x, a2a, ctx));
     AC_CHECK(ac_dt_copy(ac_dt_at(pieces, t, (size_t)(p - 1) * (size_t)mc), mc, t, mine, mc, t));
     for (int r = p - 2; r >= 0; r--)
         AC_CHECK(
             PMPI_Reduce_local(ac_dt_at(pieces, t, (size_t)r * (size_t)mc), mine, mc, t, a->op));
-    ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, t);
-    AC_CHECK(ac_run_part_alg(&y, ac_param_alg(in, "ag"), ctx));
 fn_exit:
-    free(blk);
     free(c);
     free(pbase);
+    return err;
+}
+
+int ac_rab2_blocks(int count, int p, int *sc, int *sd) {
+    size_t *blk = malloc(((size_t)p + 1) * sizeof *blk);
+    if (!blk) return MPI_ERR_NO_MEM;
+    ac_rs_split((size_t)count, p, blk);
+    for (int i = 0; i < p; i++) {
+        sc[i] = (int)(blk[i + 1] - blk[i]);
+        sd[i] = (int)blk[i];
+    }
+    free(blk);
+    return MPI_SUCCESS;
+}
+
+int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    int err = MPI_SUCCESS, p = a->size;
+    int *c = malloc(2 * (size_t)p * sizeof *c);
+    if (!c) return MPI_ERR_NO_MEM;
+    int *sc = c, *sd = c + p;
+    AC_CHECK(ac_rab2_blocks(a->rcount, p, sc, sd));
+    AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ctx,
+                                   ac_dt_at(a->rbuf, a->rtype, (size_t)sd[a->rank]), sc, sd));
+    ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, a->rtype);
+    AC_CHECK(ac_run_part_alg(&y, ac_param_alg(in, "ag"), ctx));
+fn_exit:
+    free(c);
     return err;
 }
