@@ -141,7 +141,7 @@ ac_topo_t *ac_topo_subset(const ac_topo_t *t, const int *world_of, int n, char *
     return sub;
 }
 
-static void comm_free(void *p) {
+void ac_topo_comm_free(void *p) {
     ac_topo_comm_t *tc = p;
     if (!tc) return;
     if (tc->aapc_state == 1) ac_aapc_free(&tc->aapc);
@@ -182,11 +182,11 @@ void ac_topo_attach(ac_ctx_t *ctx) {
     free(mine);
     free(world_of);
     if (!ok) {
-        comm_free(tc);
+        ac_topo_comm_free(tc);
         return;
     }
     ctx->topo = tc;
-    ctx->topo_free = comm_free;
+    ctx->topo_free = ac_topo_comm_free;
 }
 
 const ac_aapc_t *ac_topo_aapc(ac_topo_comm_t *tc) {

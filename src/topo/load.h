@@ -65,6 +65,8 @@ const ac_topo_t *ac_topo_world(void);
 
 /* Context create hook: sets ctx->topo when the job's topology covers ctx's ranks. */
 void ac_topo_attach(ac_ctx_t *ctx);
+/* Frees a view (the context's topo_free). */
+void ac_topo_comm_free(void *tc);
 /* ctx's topology view, NULL when the topology algorithms are not applicable on ctx. */
 static inline ac_topo_comm_t *ac_topo_of(ac_ctx_t *ctx) {
     return (ac_topo_comm_t *)ctx->topo;
