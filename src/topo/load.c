@@ -148,7 +148,8 @@ void ac_topo_comm_free(void *p) {
     for (int k = 0; k < tc->ntoksets; k++) {
         ac_topo_prog_t *g = &tc->toksets[k].prog;
         free(tc->toksets[k].tok);
-        free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->sstart), free(g->sdst);
+        free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
+            free(g->sdst);
     }
     free(tc->ring);
     for (int r = 0; tc->bt_child && r < tc->t->nranks; r++)
@@ -240,6 +241,18 @@ static int phase_of(const ac_aapc_t *s, int x) {
     return lo;
 }
 
+/* A token this rank awaits, keyed by the order its sender emits it: (sender, phase of m1,
+ * index in the token list). */
+typedef struct {
+    int from, ph, k;
+} tok_key_t;
+static int tok_cmp(const void *x, const void *y) {
+    const tok_key_t *a = x, *b = y;
+    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a->ph != b->ph) return a->ph < b->ph ? -1 : 1;
+    return a->k < b->k ? -1 : a->k > b->k;
+}
+
 const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     const ac_token_t *tok = NULL;
     int ntok = 0;
@@ -251,7 +264,8 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     if (!e) return NULL;
     ac_topo_prog_t *g = &e->prog;
     if (g->nphases >= 0 && g->me == me) return g;
-    free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->sstart), free(g->sdst);
+    free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
+        free(g->sdst);
     memset(g, 0, sizeof *g);
     g->nphases = -1;
     const ac_aapc_t *s = &tc->aapc;
@@ -275,20 +289,36 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     for (int p = 0; p < L; p++)
         g->wstart[p + 1] += g->wstart[p], g->sstart[p + 1] += g->sstart[p];
     g->wsrc = malloc(((size_t)nw + 1) * sizeof *g->wsrc);
+    g->wseq = malloc(((size_t)nw + 1) * sizeof *g->wseq);
     g->sdst = malloc(((size_t)ns + 1) * sizeof *g->sdst);
     int *wf = malloc(((size_t)L + 1) * sizeof *wf), *sf = malloc(((size_t)L + 1) * sizeof *sf);
-    if (!g->wsrc || !g->sdst || !wf || !sf) {
-        free(wf), free(sf);
+    /* sequence numbers: the sender emits its tokens in the order (phase of m1, index) */
+    tok_key_t *awaited = malloc(((size_t)nw + 1) * sizeof *awaited);
+    int *seqof = NULL, na = 0;
+    if (!g->wsrc || !g->wseq || !g->sdst || !wf || !sf || !awaited ||
+        !(seqof = malloc(((size_t)ntok + 1) * sizeof *seqof))) {
+        free(wf), free(sf), free(awaited), free(seqof);
         return NULL;
     }
+    for (int k = 0; k < ntok; k++)
+        if (tok[k].to == me) awaited[na++] = (tok_key_t){tok[k].from, phase_of(s, tok[k].m1), k};
+    qsort(awaited, (size_t)na, sizeof *awaited, tok_cmp);
+    for (int i = 0; i < na; i++)
+        seqof[awaited[i].k] =
+            i > 0 && awaited[i - 1].from == awaited[i].from ? seqof[awaited[i - 1].k] + 1 : 0;
+    free(awaited);
     memcpy(wf, g->wstart, (size_t)L * sizeof *wf);
     memcpy(sf, g->sstart, (size_t)L * sizeof *sf);
     /* tokens are sorted by (m2, m1): each list is in message order */
     for (int k = 0; k < ntok; k++) {
-        if (tok[k].to == me) g->wsrc[wf[phase_of(s, tok[k].m2)]++] = tok[k].from;
+        if (tok[k].to == me) {
+            int w = wf[phase_of(s, tok[k].m2)]++;
+            g->wsrc[w] = tok[k].from;
+            g->wseq[w] = seqof[k];
+        }
         if (tok[k].from == me) g->sdst[sf[phase_of(s, tok[k].m1)]++] = tok[k].to;
     }
-    free(wf), free(sf);
+    free(wf), free(sf), free(seqof);
     g->me = me;
     g->nphases = L;
     return g;

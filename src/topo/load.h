@@ -27,13 +27,16 @@
 #include "topo.h"
 
 /* One rank's program for one scheme (spec 3.3): in phase p, receive from from[p] and send to
- * to[p] (-1: none); before the send, wait for one token from each of wsrc[wstart[p] ..
- * wstart[p+1]); after the phase's own operation, send one token to each of sdst[sstart[p] ..
- * sstart[p+1]). */
+ * to[p] (-1: none); before the send, wait for the tokens wsrc[w], w in [wstart[p], wstart[p+1]);
+ * after the phase's own operation, send one token to each of sdst[sstart[p] .. sstart[p+1]).
+ * Tokens carry no data, and the order in which a rank sends its tokens to another is not always
+ * the order in which that rank awaits them (partial schemes): token w is the wseq[w]-th token
+ * (from 0) that wsrc[w] sends to this rank, so the wait is over once wseq[w] + 1 tokens from
+ * wsrc[w] have arrived (MPI keeps their order). */
 typedef struct {
     int nphases, me;
     int *to, *from;
-    int *wstart, *wsrc;
+    int *wstart, *wsrc, *wseq;
     int *sstart, *sdst;
 } ac_topo_prog_t;
 

@@ -9,9 +9,10 @@
  *   the phases ac_ts_barrier_after names. Parameter sync (Table 3.5, spec names without the
  *   "ts_" prefix, the block size appended): nosync, sender, receiver, barrier,
  *   sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>, bar_receiver<bs>,
- *   bs in {2, 4, 8, 16}. Tokens carry zero bytes on the synchronisation tag; a wait for a token
- *   from rank a takes the next token a sent (tokens from one rank to another are received in
- *   the order they are awaited).
+ *   bs in {2, 4, 8, 16}. Tokens carry zero bytes on the synchronisation tag. A rank may await
+ *   the tokens of another in a different order than they are sent (partial schemes), so each
+ *   awaited token is known by its sequence number among the tokens of its sender to this rank
+ *   (ac_topo_prog_t.wseq): the wait receives tokens of that sender until that many arrived.
  *   Token sets need O(N^2/8) bytes for N = p(p-1) messages: above ~200 ranks they cannot be
  *   built and the token schemes run as their barrier counterparts (sender, receiver ->
  *   barrier; partial -> bar_none with the same bs), which keeps every phase contention free.
@@ -68,9 +69,10 @@ int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx
     const int stag = AC_A2A_SYNC_TAG(a), kind = ac_ts_token_kind(ts);
     const int ntok = g->nphases > 0 ? g->sstart[g->nphases] : 0;
     MPI_Request *treq = malloc(((size_t)ntok + 1) * sizeof *treq);
+    int *got = calloc((size_t)a->size, sizeof *got); /* tokens received from each rank */
     ac_a2a_view_t v;
     int err = ac_a2a_view_init(&v, a), nt = 0;
-    if (!treq && err == MPI_SUCCESS) err = MPI_ERR_NO_MEM;
+    if ((!treq || !got) && err == MPI_SUCCESS) err = MPI_ERR_NO_MEM;
     if (err != MPI_SUCCESS) goto fn_exit;
     AC_CHECK(ac_a2a_self_copy(&v));
     for (int p = 0; p < g->nphases; p++) {
@@ -80,7 +82,8 @@ int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx
             AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, from), ac_a2a_rcnt(&v, from), v.rtype, from,
                                 AC_TAG(a), a->comm, &rr));
         for (int w = g->wstart[p]; w < g->wstart[p + 1]; w++)
-            AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, g->wsrc[w], stag, a->comm, MPI_STATUS_IGNORE));
+            for (int src = g->wsrc[w]; got[src] <= g->wseq[w]; got[src]++)
+                AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, src, stag, a->comm, MPI_STATUS_IGNORE));
         if (to >= 0 && ac_a2a_sbytes(&v, to))
             AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, to), ac_a2a_scnt(&v, to), v.stype, to, AC_TAG(a),
                                 a->comm, &sr));
@@ -97,6 +100,7 @@ fn_exit:
         if (err == MPI_SUCCESS) err = e2;
     }
     free(treq);
+    free(got);
     ac_a2a_view_free(&v);
     return err;
 }
