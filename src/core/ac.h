@@ -217,7 +217,7 @@ typedef struct {
     int check;           /* AUTOCOLL_CHECK: verify at every call that all ranks agree (0) */
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
-    char topology[512]; /* AUTOCOLL_TOPOLOGY: switch-tree topology file ("" none) */
+    char topology[512];             /* AUTOCOLL_TOPOLOGY: switch-tree topology file ("" none) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are
