@@ -181,6 +181,11 @@ typedef struct ac_ctx {
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
      * the same choice (kept and read by src/select/select.c). */
     ac_chosen_t chosen[AUTOCOLL_NCOLL];
+
+    /* The switch-tree topology of this communicator and what is derived from it (src/topo/,
+     * opaque here); NULL when no valid topology covers its ranks. Freed with topo_free. */
+    void *topo;
+    void (*topo_free)(void *topo);
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */
@@ -215,6 +220,7 @@ typedef struct {
     int reproducible;    /* AUTOCOLL_REPRODUCIBLE: floating-point reductions in rank order (0) */
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
+    char topology[512];             /* AUTOCOLL_TOPOLOGY: switch-tree topology file ("" none) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are
@@ -271,6 +277,9 @@ ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
 /* Called with every context before it is freed (the layers above keep state in ctx->sel). */
 void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx));
+/* Called with every new context once it is complete, on every rank (no communication allowed:
+ * the layers above attach what they derive locally, e.g. the topology, src/topo/load.c). */
+void ac_ctx_set_create_hook(void (*fn)(ac_ctx_t *ctx));
 /* Makes node_comm and leader_comm (collective over ctx->comm, agreed); MPI_SUCCESS when they
  * exist. A failure is remembered: node-aware algorithms are then not run on this context. */
 int ac_ctx_nodes(ac_ctx_t *ctx);

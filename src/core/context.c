@@ -25,8 +25,14 @@ void ac_ctx_set_free_hook(void (*fn)(ac_ctx_t *ctx)) {
     free_hook = fn;
 }
 
+static void (*create_hook)(ac_ctx_t *);
+void ac_ctx_set_create_hook(void (*fn)(ac_ctx_t *ctx)) {
+    create_hook = fn;
+}
+
 static void ctx_destroy(ac_ctx_t *ctx) {
     if (free_hook) free_hook(ctx);
+    if (ctx->topo_free) ctx->topo_free(ctx->topo);
     if (!ac_g.finalized) {
         if (ctx->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->leader_comm);
         if (ctx->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node_comm);
@@ -233,6 +239,7 @@ static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
     ac_lock();
     ctx->id = next_id++;
     ac_unlock();
+    if (create_hook) create_hook(ctx);
     *out = ctx;
     return MPI_SUCCESS;
 }

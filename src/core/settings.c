@@ -260,6 +260,11 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 ac_errs_add(err, "%s: path too long, ignored\n", name);
             else
                 strcpy(dst, val);
+        } else if (!strcmp(key, "TOPOLOGY")) {
+            if (strlen(val) >= sizeof s->topology)
+                ac_errs_add(err, "%s: path too long, ignored\n", name);
+            else /* read and checked at MPI_Init (src/topo/load.c) */
+                strcpy(s->topology, val);
         } else if (!strcmp(key, "TEST_FAULT")) {
             s->fault = coll_of_suffix(val);
             if (s->fault < 0 && *val)

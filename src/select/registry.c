@@ -523,7 +523,7 @@ int ac_alg_applicable(const ac_alg_t *alg, const ac_args_t *a, const ac_ctx_t *c
                               .uniform_ppn = ctx->ppn_uniform,
                               .commutative = a->commutative,
                               .inplace = a->inplace && !ac_coll_rooted(a->coll),
-                              .topology = 0,
+                              .topology = ctx->topo != NULL,
                               .fixed_order = a->fixed_order};
     const char *w = alg->nparam < 0 ? "malformed parameter specification"
                                     : ac_restriction_reason(alg->flags, &s);

@@ -14,6 +14,7 @@
 #include "select.h"
 #include "adapt.h"
 #include "table.h"
+#include "../topo/load.h"
 
 ac_sel_state_t ac_sel;
 
@@ -242,6 +243,8 @@ void ac_select_setup(int collective) {
     resolve_forced();
     ac_unlock();
     load_table(collective);
+    ac_topo_setup(collective); /* AUTOCOLL_TOPOLOGY, attached to every new context */
+    ac_ctx_set_create_hook(ac_topo_attach);
 }
 
 void ac_select_teardown(void) {
@@ -251,6 +254,7 @@ void ac_select_teardown(void) {
     ac_adapt_finalize();
     autocoll_table_free(ac_sel.table);
     ac_sel.table = NULL;
+    ac_topo_teardown();
 }
 
 AC_EXPORT int autocoll_force(int coll, const char *spec) {

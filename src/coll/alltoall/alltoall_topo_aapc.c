@@ -1,0 +1,106 @@
+/*
+ * Algorithm: contention-free all-to-all on the switch tree of AUTOCOLL_TOPOLOGY. The schedule
+ *   of src/topo/aapc.c (root switch, extended ring schedule of the root's subtrees, broadcast
+ *   and rotate patterns, the six-step global and local assignment) puts every ordered pair of
+ *   ranks in one of L = |M_0| (|M| - |M_0|) phases, the AAPC load, and no two messages of a
+ *   phase share a directed link. Each rank runs its own program phase by phase (spec 3.3):
+ *   post the receive of the phase, wait for the tokens owed to its send, send, and after its
+ *   own operation send the tokens it owes; partial and barrier schemes add PMPI_Barrier after
+ *   the phases ac_ts_barrier_after names. Parameter sync (Table 3.5, spec names without the
+ *   "ts_" prefix, the block size appended): nosync, sender, receiver, barrier,
+ *   sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>, bar_receiver<bs>,
+ *   bs in {2, 4, 8, 16}. Tokens carry zero bytes on the synchronisation tag. A rank may await
+ *   the tokens of another in a different order than they are sent (partial schemes), so each
+ *   awaited token is known by its sequence number among the tokens of its sender to this rank
+ *   (ac_topo_prog_t.wseq): the wait receives tokens of that sender until that many arrived.
+ *   Token sets need O(N^2/8) bytes for N = p(p-1) messages: above ~200 ranks they cannot be
+ *   built and the token schemes run as their barrier counterparts (sender, receiver ->
+ *   barrier; partial -> bar_none with the same bs), which keeps every phase contention free.
+ * Cost: L (alpha + n beta) + (L - 1) theta with no contention (gamma = 0); + tokens delta_l
+ *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs);
+ *   n = bytes of one block, L = |M_0| (p - |M_0|) >= p - 1.
+ *   Schedule build O(p^2) once per communicator (p = 1024: about 20 ms), token derivation
+ *   O(p^4 / 64) once per (communicator, scheme).
+ * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks). In place: the
+ *   receive buffer is first copied (a2a_util.c). Memory: the schedule and programs (cached
+ *   with the communicator), one request per token sent.
+ * Reference: seed 000 (Faraj 2006), §3.2.2 (Figure 3.5, Theorem 1) and §3.2.3 (Table 3.5);
+ *   spec star-stage-ethernet.md sections 3.2 and 3.3.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "a2a_util.h"
+#include "../../topo/load.h"
+
+/* "sender_part8" -> ts_sender_part:bs=8; 0, or -1 when the name is not a scheme. */
+static int sync_of(const char *v, ac_ts_t *ts) {
+    char name[64];
+    size_t n = v ? strlen(v) : 0, d = n;
+    if (!n || n > 32) return -1;
+    while (d > 0 && v[d - 1] >= '0' && v[d - 1] <= '9')
+        d--;
+    if (d < n)
+        snprintf(name, sizeof name, "ts_%.*s:bs=%s", (int)d, v, v + d);
+    else
+        snprintf(name, sizeof name, "ts_%s", v);
+    if (ac_ts_parse(name, ts) != 0 || ts->scheme == AC_TS_DUMMY) return -1;
+    return 0;
+}
+
+/* The barrier counterpart of a token scheme (used when its tokens cannot be built). */
+static ac_ts_t barrier_twin(ac_ts_t ts) {
+    ac_ts_t b = {AC_TS_BARRIER, 0};
+    if (ts.bs) b = (ac_ts_t){AC_TS_BAR_NONE, ts.bs};
+    return b;
+}
+
+int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    ac_topo_comm_t *tc = ac_topo_of(ctx);
+    ac_ts_t ts;
+    if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size ||
+        sync_of(ac_param_str(in, "sync"), &ts) != 0)
+        return MPI_ERR_ARG;
+    const ac_topo_prog_t *g = ac_topo_program(tc, ts, a->rank);
+    if (!g) {
+        ts = barrier_twin(ts);
+        g = ac_topo_program(tc, ts, a->rank);
+    }
+    if (!g) return MPI_ERR_NO_MEM;
+    const int stag = AC_A2A_SYNC_TAG(a), kind = ac_ts_token_kind(ts);
+    const int ntok = g->nphases > 0 ? g->sstart[g->nphases] : 0;
+    MPI_Request *treq = malloc(((size_t)ntok + 1) * sizeof *treq);
+    int *got = calloc((size_t)a->size, sizeof *got); /* tokens received from each rank */
+    ac_a2a_view_t v;
+    int err = ac_a2a_view_init(&v, a), nt = 0;
+    if ((!treq || !got) && err == MPI_SUCCESS) err = MPI_ERR_NO_MEM;
+    if (err != MPI_SUCCESS) goto fn_exit;
+    AC_CHECK(ac_a2a_self_copy(&v));
+    for (int p = 0; p < g->nphases; p++) {
+        MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
+        int to = g->to[p], from = g->from[p];
+        if (from >= 0 && ac_a2a_rbytes(&v, from))
+            AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, from), ac_a2a_rcnt(&v, from), v.rtype, from,
+                                AC_TAG(a), a->comm, &rr));
+        for (int w = g->wstart[p]; w < g->wstart[p + 1]; w++)
+            for (int src = g->wsrc[w]; got[src] <= g->wseq[w]; got[src]++)
+                AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, src, stag, a->comm, MPI_STATUS_IGNORE));
+        if (to >= 0 && ac_a2a_sbytes(&v, to))
+            AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, to), ac_a2a_scnt(&v, to), v.stype, to, AC_TAG(a),
+                                a->comm, &sr));
+        /* the tokens owed go out as soon as the operation they certify is complete */
+        AC_CHECK(PMPI_Wait(kind == 2 ? &rr : &sr, MPI_STATUS_IGNORE));
+        for (int k = g->sstart[p]; k < g->sstart[p + 1]; k++)
+            AC_CHECK(PMPI_Isend(NULL, 0, MPI_BYTE, g->sdst[k], stag, a->comm, &treq[nt++]));
+        AC_CHECK(PMPI_Wait(kind == 2 ? &sr : &rr, MPI_STATUS_IGNORE));
+        if (ac_ts_barrier_after(ts, p, g->nphases)) AC_CHECK(PMPI_Barrier(a->comm));
+    }
+fn_exit:
+    if (treq && nt) {
+        int e2 = PMPI_Waitall(nt, treq, MPI_STATUSES_IGNORE);
+        if (err == MPI_SUCCESS) err = e2;
+    }
+    free(treq);
+    free(got);
+    ac_a2a_view_free(&v);
+    return err;
+}

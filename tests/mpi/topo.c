@@ -1,0 +1,185 @@
+/*
+ * Topology-specific algorithms under real MPI (docs/topology.md): every instance of alltoall
+ * topo_aapc, allgather/allgatherv topo_ring, bcast topo_chain/topo_tree and reduce topo_chain is
+ * forced and its result compared byte for byte, on every rank, with the MPI library's own
+ * collective (PMPI_*), on MPI_COMM_WORLD and on sub-communicators (every rank but world rank 0;
+ * the even world ranks, in reverse order). Sizes: 0, 1, 7 and 3001 elements of MPI_INT (the
+ * latter cut into several pipeline segments), bcast/reduce from every root.
+ *
+ *   topo --expect use       AUTOCOLL_TOPOLOGY is valid: the forced instance must have served
+ *                           every call (autocoll_last_choice)
+ *   topo --expect fallback  no or a bad topology: the forced instance must never serve a call
+ *                           (the library's fallback does), results still correct
+ * Exit status 0 when every check passed on every rank.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "autocoll.h"
+
+static int use_expected = 1, bad = 0;
+
+static void check_choice(MPI_Comm comm, int coll, const char *alg, const char *what) {
+    char buf[256];
+    autocoll_last_choice(comm, coll, buf, sizeof buf);
+    size_t n = strlen(alg);
+    int used = !strncmp(buf, alg, n) && (buf[n] == '\0' || buf[n] == ':');
+    if (used != use_expected) {
+        fprintf(stderr, "%s: served by '%s', expected %s%s\n", what, buf,
+                use_expected ? "" : "anything but ", alg);
+        bad++;
+    }
+}
+
+static void cmp(const void *x, const void *y, size_t bytes, const char *what) {
+    if (memcmp(x, y, bytes)) {
+        fprintf(stderr, "%s: result differs from the MPI library's\n", what);
+        bad++;
+    }
+}
+
+static int val(int rank, int i, int salt) {
+    return rank * 1000003 + i * 7919 + salt * 31 + 1;
+}
+
+static void run(MPI_Comm comm, const char *cname) {
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    static const int counts[] = {0, 1, 7, 3001};
+    char what[512], inst[200];
+    for (int ci = 0; ci < 4; ci++) {
+        int n = counts[ci];
+        size_t tot = (size_t)n * (size_t)p;
+        int *s = malloc((tot + 1) * sizeof *s), *r = malloc((tot + 1) * sizeof *r),
+            *x = malloc((tot + 1) * sizeof *x);
+        int *rc = malloc((size_t)p * sizeof *rc), *rd = malloc((size_t)p * sizeof *rd);
+        /* alltoall */
+        int coll = autocoll_coll_from_name("alltoall"), idx = -1;
+        for (int k = 0; k < autocoll_alg_count(coll); k++) {
+            autocoll_alg_info_t inf;
+            autocoll_alg_info(coll, k, &inf);
+            if (!strcmp(inf.name, "topo_aapc")) idx = k;
+        }
+        int ninst = autocoll_instance_count(coll, idx);
+        static const char *extra[] = {"topo_aapc:sync=receiver_part4", "topo_aapc:sync=bar_none2",
+                                      "topo_aapc:sync=bar_receiver4",
+                                      "topo_aapc:sync=sender_part2"};
+        for (int i = 0; i < ninst + 4; i++) {
+            if (i < ninst)
+                autocoll_instance_name(coll, idx, i, inst, sizeof inst);
+            else
+                snprintf(inst, sizeof inst, "%s", extra[i - ninst]);
+            for (int in_place = 0; in_place < 2; in_place++) {
+                for (size_t k = 0; k < tot; k++)
+                    s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
+                autocoll_force(coll, inst);
+                if (in_place) {
+                    memcpy(r, s, tot * sizeof *r);
+                    MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, r, n, MPI_INT, comm);
+                } else {
+                    MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
+                }
+                autocoll_force(coll, NULL);
+                PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
+                snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
+                         inst, n, in_place ? " in place" : "");
+                cmp(r, x, tot * sizeof *r, what);
+                check_choice(comm, coll, "topo_aapc", what);
+            }
+        }
+        /* allgather and allgatherv (counts vary by rank: n + rank mod 3, block order reversed) */
+        for (int v = 0; v < 2; v++) {
+            coll = autocoll_coll_from_name(v ? "allgatherv" : "allgather");
+            size_t span = 0;
+            for (int q = 0; q < p; q++)
+                rc[q] = v ? n + q % 3 : n;
+            for (int q = p - 1; q >= 0; q--)
+                rd[q] = (int)span, span += (size_t)rc[q];
+            int *rv = malloc((span + 1) * sizeof *rv), *xv = malloc((span + 1) * sizeof *xv);
+            for (size_t k = 0; k < (size_t)rc[me]; k++)
+                s[k] = val(me, (int)k, 5 + v);
+            for (size_t k = 0; k < span; k++)
+                rv[k] = xv[k] = -1;
+            autocoll_force(coll, "topo_ring");
+            if (v)
+                MPI_Allgatherv(s, rc[me], MPI_INT, rv, rc, rd, MPI_INT, comm);
+            else
+                MPI_Allgather(s, n, MPI_INT, rv, n, MPI_INT, comm);
+            autocoll_force(coll, NULL);
+            if (v)
+                PMPI_Allgatherv(s, rc[me], MPI_INT, xv, rc, rd, MPI_INT, comm);
+            else
+                PMPI_Allgather(s, n, MPI_INT, xv, n, MPI_INT, comm);
+            snprintf(what, sizeof what, "%s p=%d rank %d %s topo_ring n=%d", cname, p, me,
+                     v ? "allgatherv" : "allgather", n);
+            cmp(rv, xv, (v ? span : tot) * sizeof *rv, what);
+            check_choice(comm, coll, "topo_ring", what);
+            free(rv), free(xv);
+        }
+        /* bcast and reduce from every root */
+        static const char *bc[] = {"topo_chain:seg=8192", "topo_chain:seg=1024",
+                                   "topo_tree:seg=8192", "topo_tree:seg=64"};
+        static const char *rd_inst[] = {"topo_chain:seg=8192", "topo_chain:seg=64"};
+        for (int root = 0; root < p; root++) {
+            coll = autocoll_coll_from_name("bcast");
+            for (int b = 0; b < 4; b++) {
+                for (int k = 0; k < n; k++)
+                    r[k] = me == root ? val(root, k, b) : -1;
+                autocoll_force(coll, bc[b]);
+                MPI_Bcast(r, n, MPI_INT, root, comm);
+                autocoll_force(coll, NULL);
+                for (int k = 0; k < n; k++)
+                    x[k] = val(root, k, b);
+                snprintf(what, sizeof what, "%s p=%d rank %d bcast %s root %d n=%d", cname, p, me,
+                         bc[b], root, n);
+                cmp(r, x, (size_t)n * sizeof *r, what);
+                check_choice(comm, coll, bc[b][5] == 'c' ? "topo_chain" : "topo_tree", what);
+            }
+            coll = autocoll_coll_from_name("reduce");
+            for (int b = 0; b < 2; b++)
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    for (int k = 0; k < n; k++)
+                        s[k] = val(me, k, b), r[k] = x[k] = -1;
+                    int ip = in_place && me == root;
+                    if (ip) memcpy(r, s, (size_t)n * sizeof *r);
+                    autocoll_force(coll, rd_inst[b]);
+                    MPI_Reduce(ip ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, root, comm);
+                    autocoll_force(coll, NULL);
+                    PMPI_Reduce(s, x, n, MPI_INT, MPI_SUM, root, comm);
+                    snprintf(what, sizeof what, "%s p=%d rank %d reduce %s root %d n=%d%s", cname,
+                             p, me, rd_inst[b], root, n, ip ? " in place" : "");
+                    if (me == root) cmp(r, x, (size_t)n * sizeof *r, what);
+                    check_choice(comm, coll, "topo_chain", what);
+                }
+        }
+        free(s), free(r), free(x), free(rc), free(rd);
+    }
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--expect")) use_expected = !strcmp(argv[i + 1], "use");
+    int wr, wp;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+    MPI_Comm_size(MPI_COMM_WORLD, &wp);
+    run(MPI_COMM_WORLD, "world");
+    MPI_Comm sub;
+    MPI_Comm_split(MPI_COMM_WORLD, wr == 0 ? MPI_UNDEFINED : 0, wr, &sub);
+    if (sub != MPI_COMM_NULL) {
+        run(sub, "without-0");
+        MPI_Comm_free(&sub);
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, wr % 2 ? MPI_UNDEFINED : 0, -wr, &sub);
+    if (sub != MPI_COMM_NULL) {
+        run(sub, "even-reversed");
+        MPI_Comm_free(&sub);
+    }
+    int all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (wr == 0) printf("topo p=%d: %s (%d failed checks)\n", wp, all ? "FAILED" : "ok", all);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
