@@ -172,8 +172,9 @@ typedef struct ac_ctx {
     void *sel; /* the select layer's state of this context (the adaptive engine's), opaque here:
                 * freed by the hook set with ac_ctx_set_free_hook */
 
-    int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
-    int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
+    int slot; /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
+    unsigned long long calls; /* calls dispatched on this communicator (the trace's call number) */
+    int nodes;                /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 
     /* The last forced or table choice per collective and what it was chosen for: the same
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
@@ -212,6 +213,11 @@ typedef struct {
     int check;           /* AUTOCOLL_CHECK: verify at every call that all ranks agree (0) */
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
+    /* AUTOCOLL_TRACE, AUTOCOLL_TRACE_RECORDS, AUTOCOLL_TRACE_DIR as given: parsed and checked by
+     * the trace layer (ac_trace_cfg_parse, src/trace/trace.c; docs/tracing.md) */
+    char trace[64];
+    char trace_records[32];
+    char trace_dir[512];
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -18,6 +18,9 @@ int ac_passthrough(MPI_Comm comm);
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);
 void ac_teardown(void);
+/* trace_mpi.c: tracing settings, clock offsets and the trace file (docs/tracing.md) */
+void ac_trace_mpi_setup(int collective);
+void ac_trace_mpi_teardown(void);
 
 /* wrappers.c: the entry of each collective, with the call site (the caller's return address)
  * that AUTOCOLL_SITES keys on; MPI_<Coll>, autocoll_<coll> and the Fortran entry points call
