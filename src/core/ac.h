@@ -173,7 +173,8 @@ typedef struct ac_ctx {
                 * freed by the hook set with ac_ctx_set_free_hook */
 
     int slot; /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
-    unsigned long long calls; /* calls dispatched on this communicator (the trace's call number) */
+    unsigned long long calls; /* traced calls on this communicator (the trace's call number) */
+    long long trace_key; /* the trace's communicator key, the same on every member (0: not yet) */
     int nodes;                /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 
     /* The last forced or table choice per collective and what it was chosen for: the same

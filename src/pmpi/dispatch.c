@@ -191,13 +191,21 @@ static void log_decision(const ac_ctx_t *ctx, const ac_args_t *a, const char *na
                     ac_source_name(src));
 }
 
+/* The communicator of a traced call: a key the same on every member (comm and peer of the
+ * record, docs/tracing.md), the call number on it, this rank and the size. */
+static void __attribute__((noinline)) trace_comm(ac_trace_rec_t *tr, ac_ctx_t *ctx) {
+    long long key = ac_trace_comm_key(ctx);
+    tr->comm = (uint32_t)(key & 0xffffffffLL);
+    tr->peer = (int32_t)(key >> 32) - 1;
+    tr->seq = ++ctx->calls;
+    tr->ident = ctx->rank;
+    tr->count = ctx->size;
+}
+
 /* What ran, for the trace record (tr is NULL when the call is not traced). */
-static void trace_note(ac_trace_rec_t *tr, const ac_ctx_t *ctx, const ac_args_t *a,
-                       const ac_inst_t *in, int src) {
+static void trace_note(ac_trace_rec_t *tr, const ac_args_t *a, const ac_inst_t *in, int src) {
     tr->alg = (int16_t)in->alg->index;
     tr->src = (uint8_t)src;
-    tr->comm = (uint32_t)ctx->id;
-    tr->seq = ctx->calls;
     ac_trace_ids(in, a->site, &tr->inst, &tr->site);
 }
 
@@ -229,7 +237,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     a->size = ctx->size;
     a->tag_base = AC_TAG_BASE + ctx->slot * AC_TAG_STRIDE; /* call sequence mod tag_slots */
     if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
-    ctx->calls++;
+    if (tr) trace_comm(tr, ctx);
     ac_args_finish(a);
     if (args_invalid(a)) {
         err = run_native(a);
@@ -244,7 +252,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
         goto fn_exit;
     }
     if (ch.src == AC_SRC_TRIVIAL) { /* nothing to log, time or check */
-        if (tr) trace_note(tr, ctx, a, &ch.inst, ch.src);
+        if (tr) trace_note(tr, a, &ch.inst, ch.src);
         err = ch.inst.alg->fn(a, &ch.inst, NULL);
         ac_inst_copy(&ctx->last[a->coll], &ch.inst);
         goto fn_exit;
@@ -262,7 +270,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     err = run(a, &ch, ctx);
     double dt = timed ? PMPI_Wtime() - t0 : 0;
     const ac_inst_t *in = &ch.inst; /* what ran (the MPI library's if run() fell back) */
-    if (tr) trace_note(tr, ctx, a, in, ch.src);
+    if (tr) trace_note(tr, a, in, ch.src);
     if (verbose >= 1) ac_stats_add(a->coll, in->alg->index, dt); /* reported only then */
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in->alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);
@@ -281,6 +289,7 @@ fn_exit:
 static int __attribute__((noinline)) dispatch_traced(ac_args_t *a) {
     ac_trace_rec_t r;
     ac_trace_rec_clear(&r, a->coll);
+    r.comm = AC_TRACE_NOID; /* stays so when the call has no context */
     double t_in = PMPI_Wtime();
     int err = dispatch(a, &r);
     r.t_out = ac_trace_ns(PMPI_Wtime());
@@ -295,7 +304,7 @@ static int __attribute__((noinline)) dispatch_traced(ac_args_t *a) {
 }
 
 int ac_dispatch(ac_args_t *a) {
-    if (ac_trace_on(a->coll)) return dispatch_traced(a);
+    if (__builtin_expect(ac_trace_mask & AC_TRACE_COLL, 0)) return dispatch_traced(a);
     return dispatch(a, NULL);
 }
 

@@ -186,6 +186,7 @@ static struct {
     int rank, nprocs;
     unsigned flags;
     ac_trace_clock_t clock[2];
+    double alpha, beta; /* network model (ac_trace_set_net), 0: none */
     ac_trace_cfg_t cfg;
 } T = {.mtx = PTHREAD_MUTEX_INITIALIZER};
 
@@ -381,6 +382,40 @@ static void site_name(const void *site, char *buf, size_t len) {
     }
 }
 
+int ac_trace_id_string(uint32_t id, char *buf, size_t len) {
+    if (!len) return -1;
+    buf[0] = '\0';
+    pthread_mutex_lock(&T.mtx);
+    int rc = -1;
+    if (T.ent && id < T.n) {
+        if (T.ent[id].s)
+            snprintf(buf, len, "%s", T.ent[id].s);
+        else
+            site_name(T.ent[id].site, buf, len);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&T.mtx);
+    return rc;
+}
+
+void ac_trace_get_clock(ac_trace_clock_t c[2]) {
+    c[0] = T.clock[0];
+    c[1] = T.clock[1];
+}
+
+void ac_trace_set_net(double alpha, double beta) {
+    T.alpha = alpha;
+    T.beta = beta;
+}
+
+int ac_trace_file_net(const ac_trace_file_t *t, double *alpha, double *beta) {
+    for (uint32_t i = 0; i < t->nstr; i++)
+        if (sscanf(t->str[i], "#net alpha=%lg beta=%lg", alpha, beta) == 2 && *alpha >= 0 &&
+            *beta >= 0)
+            return 0;
+    return -1;
+}
+
 int ac_trace_flush(char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
     if (!ac_trace_g.rec) {
@@ -391,7 +426,7 @@ int ac_trace_flush(char *err, size_t errlen) {
     snprintf(path, sizeof path, "%s/autocoll-trace.%d.bin", T.cfg.dir, T.rank);
     pthread_mutex_lock(&T.mtx);
     uint32_t n = T.n;
-    char **str = calloc(n ? n : 1, sizeof *str);
+    char **str = calloc(n + 1, sizeof *str), net[96];
     int rc = -1;
     if (!str) {
         errf(err, errlen, "%s: out of memory", path);
@@ -411,6 +446,10 @@ int ac_trace_flush(char *err, size_t errlen) {
             str[i] = T.ent[i].s;
         }
     }
+    if (T.alpha > 0) { /* the network model of the arrival factors: a string no record uses */
+        snprintf(net, sizeof net, "#net alpha=%.9g beta=%.9g", T.alpha, T.beta);
+        str[n++] = net;
+    }
     ac_trace_meta_t m = {.rank = T.rank,
                          .nprocs = T.nprocs,
                          .mask = T.cfg.mask,
@@ -422,6 +461,14 @@ fn_exit:
     pthread_mutex_unlock(&T.mtx);
     free(str);
     return rc;
+}
+
+void ac_trace_abandon(void) {
+    ac_trace_mask = 0;
+    pthread_mutex_lock(&T.mtx);
+    ids_free();
+    pthread_mutex_unlock(&T.mtx);
+    ac_trace_ring_free(&ac_trace_g);
 }
 
 void ac_trace_finalize(void) {

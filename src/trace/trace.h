@@ -207,11 +207,20 @@ void ac_trace_log_lines(const char *msg);
 void ac_trace_set_clock(int which, double at, double offset, double residual);
 void ac_trace_set_global_clock(void);
 
+/* The string of an interned id (instance specification or "module+0xoffset" of a site).
+ * Returns 0, or -1 (empty string) when the id is unknown. */
+int ac_trace_id_string(uint32_t id, char *buf, size_t len);
+/* The network model T(n) = alpha + beta n (seconds, seconds per byte) that arrival factors use;
+ * written to the file as the string "#net alpha=A beta=B" (docs/tracing.md). */
+void ac_trace_set_net(double alpha, double beta);
+
 /* Writes AUTOCOLL_TRACE_DIR/autocoll-trace.<rank>.bin (through a temporary file renamed at the
  * end). Returns 0, or -1 with the reason in err. Does not stop tracing. */
 int ac_trace_flush(char *err, size_t errlen);
 /* Flushes (problems are logged), stops tracing and frees everything. */
 void ac_trace_finalize(void);
+/* Stops tracing and frees everything without writing a file. */
+void ac_trace_abandon(void);
 
 /* ---------------------------------------------------------------- clock offsets */
 
@@ -238,6 +247,8 @@ int ac_trace_clock_offset(ac_trace_pingpong_fn fn, void *arg, int n, double *off
 /* A local time (ns) on rank 0's clock: linear interpolation between two estimates (drift), or
  * the one that exists; unchanged when none does. */
 int64_t ac_trace_clock_correct(const ac_trace_clock_t c[2], int64_t t);
+/* This process's clock estimates (ac_trace_clock_correct applies them). */
+void ac_trace_get_clock(ac_trace_clock_t c[2]);
 
 /* ---------------------------------------------------------------- arrival patterns */
 
@@ -306,6 +317,8 @@ int ac_trace_parse(const void *buf, size_t len, const char *name, ac_trace_file_
 /* Reads and parses a file (a FIFO or device is refused). */
 int ac_trace_read(const char *path, ac_trace_file_t *out, char *err, size_t errlen);
 void ac_trace_file_free(ac_trace_file_t *t);
+/* The network model of a file ("#net" string), 0; -1 when it has none. */
+int ac_trace_file_net(const ac_trace_file_t *t, double *alpha, double *beta);
 
 /* Writes ring r with the given strings (site and inst of the records index str) and header
  * fields to path (through path.tmp renamed). Returns 0, or -1 with the reason in err. */
@@ -318,5 +331,52 @@ int ac_trace_write_file(const char *path, const ac_trace_meta_t *m, const ac_tra
                         const char *const *str, uint32_t nstr, char *err, size_t errlen);
 
 const char *ac_trace_kind_name(int kind); /* NULL when not a kind */
+
+/* ---------------------------------------------------------------- arrival patterns per call site */
+
+/* One traced collective call of one rank (src/trace/trace_summary.c). */
+typedef struct {
+    int32_t leader;      /* world rank of the communicator's rank 0 (record peer), -1 unknown */
+    uint32_t comm;       /* that rank's number of the communicator (record comm) */
+    uint64_t seq;        /* call number on the communicator */
+    int kind;            /* collective */
+    int crank, csize;    /* rank in the communicator, its size */
+    int world;           /* world rank of the process */
+    uint64_t bytes;      /* selection size */
+    uint64_t site, inst; /* hashes of the call-site and instance strings (0 none) */
+    int64_t t_in, t_out; /* ns on rank 0's clock */
+} ac_arr_sample_t;
+
+/* Statistics of one (communicator, collective, call site of the communicator's rank 0). */
+typedef struct {
+    int32_t leader;
+    uint32_t comm;
+    int kind, csize;
+    uint64_t site, inst;             /* inst: the instance of the first call */
+    int inst_varied;                 /* another instance ran in some call */
+    uint64_t calls;                  /* complete invocations (the statistics are over these) */
+    uint64_t incomplete;             /* invocations without a record from every rank */
+    double bytes;                    /* mean selection size */
+    double elapsed;                  /* mean over calls of the average per-node time (s) */
+    double avg_imb, worst_imb;       /* means over calls (s) */
+    double avg_factor, worst_factor; /* means over calls */
+    double max_worst_imb, max_worst_factor;
+    uint64_t balanced;     /* calls with worst-case factor < 1 (the others are imbalanced) */
+    int late_rank;         /* rank (in the communicator) that arrived last most often, -1 none */
+    uint64_t late_count;   /* how often */
+    uint64_t *late_counts; /* csize counters */
+} ac_arr_group_t;
+
+/* FNV-1a 64 of a string (never 0). */
+uint64_t ac_trace_str_hash(const char *s);
+/* Matches the samples (sorted in place) into invocations and groups them; T(n) = alpha + beta
+ * n. *out is allocated (ac_arrival_groups_free). Returns 0, or -1 on bad input or out of
+ * memory. */
+int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
+                      size_t *nout);
+void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
+/* The collective records of a trace file as samples (clock offsets applied); out has room for
+ * t->nrec. Returns the number written. */
+size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
 
 #endif
