@@ -305,4 +305,5 @@ void ac_trace_mpi_teardown(void) {
         configured = agreed = 0;
     }
     ac_trace_finalize(); /* writes the file; nothing when tracing is off */
+    ac_trace_p2p_free();
 }

@@ -379,4 +379,29 @@ void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
 
+/* ---------------------------------------------------------------- identifiers (spec 2.2) */
+
+enum { AC_INTERN_WORDS = 8, AC_INTERN_MAX = 1 << 24 };
+typedef struct {
+    uint64_t key[AC_INTERN_WORDS];
+    uint64_t hash;
+    int32_t id;
+    int nwords, used;
+} ac_intern_slot_t;
+typedef struct {
+    ac_intern_slot_t *slot;
+    size_t cap, n;
+} ac_intern_t; /* zero-initialised = empty */
+
+/* The dense id of key (1..AC_INTERN_WORDS words), made on first sight (0, 1, 2, ...); -1 out of
+ * memory, beyond AC_INTERN_MAX ids or on a bad length (src/trace/trace_intern.c). */
+int32_t ac_intern(ac_intern_t *m, const uint64_t *key, int nwords);
+/* The id of key, -1 when it was never interned. */
+int32_t ac_intern_find(const ac_intern_t *m, const uint64_t *key, int nwords);
+void ac_intern_free(ac_intern_t *m);
+/* Handle generations kept in a map of their own: the generation of a handle value (0 until it
+ * is first freed) and one more free of it. */
+uint64_t ac_intern_gen(ac_intern_t *gens, uint64_t handle);
+void ac_intern_bump(ac_intern_t *gens, uint64_t handle);
+
 #endif

@@ -4,10 +4,12 @@
 # rank made to arrive late as the latest arriver with at least its sleep as worst-case
 # imbalance; bad settings and unusable directories give a message and tracing off, never a
 # crash; a damaged file gives a located message.
-# usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT MPIEXEC [mpiexec flags...]
+# Point-to-point tracing (trace_p2p.c): records and identifiers checked, and the report's hit
+# ratios of the window heuristics against values counted by hand from the program's stream.
+# usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
 set -u
-prog=$1 check=$2 report=$3 mpiexec=$4
-shift 4
+prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
+shift 5
 fails=0 passes=0
 ok() { passes=$((passes + 1)); echo "ok   $1"; }
 bad() { fails=$((fails + 1)); echo "FAIL $1"; }
@@ -85,6 +87,27 @@ rc=$?
 [ $rc -eq 0 ] && grep -q '^3 rank files of 3 .*; 29 records overwritten' "$tmp/rep3" &&
     ok "16-record rings: the report counts 29 (12 + 5 + 12) overwritten records" ||
     { bad "small ring (status $rc)"; head -5 "$tmp/rep3"; }
+
+# Point-to-point: per rank the send stream is (A B) x 50, A (sendrecv_replace), A (send), C, D
+# (two duplicates): LRU with window 2 hits 98 + 2 of 104 = 0.962, window 1 hits 1 of 104 = 0.010;
+# the receive stream (L R) x 50, W (wildcard), E, F: window 2 hits 98 of 103 = 0.951.
+mkdir "$tmp/p"
+run "$@" -np 3 env AUTOCOLL_TRACE=p2p AUTOCOLL_TRACE_DIR="$tmp/p" "$p2p" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "p2p program exits 0" || { bad "p2p program exit code $rc"; cat "$tmp/out"; }
+"$check" "$tmp/p" 3 p2p >"$tmp/check" 2>&1 && ok "p2p records and identifiers" ||
+    { bad "p2p trace files"; cat "$tmp/check"; }
+"$report" "$tmp/p" >"$tmp/rep4" 2>&1 || bad "autocoll-report on p2p traces"
+awk '/hit ratios, send side/{s=1} /hit ratios, receive side/{s=2}
+     s==1 && /^\| LRU \| 2 \| 0.962 \/ 0.962 \/ 0.962 \|$/ {a++}
+     s==1 && /^\| LRU \| 1 \| 0.010 \/ 0.010 \/ 0.010 \|$/ {b++}
+     s==2 && /^\| LRU \| 2 \| 0.951 \/ 0.951 \/ 0.951 \|$/ {c++}
+     END {exit !(a==1 && b==1 && c==1)}' "$tmp/rep4" &&
+    ok "report: LRU hit ratios 0.962 (k = 2), 0.010 (k = 1) sends, 0.951 (k = 2) receives" ||
+    { bad "report p2p hit ratios"; cat "$tmp/rep4"; }
+[ "$(grep -cE '^\| (LRU|Better-cycle2|Tag-bettercycle2) \| (1|10) \|( [0-9.]+ / [0-9.]+ / [0-9.]+ \|){4}$' "$tmp/rep4")" -eq 6 ] &&
+    ok "report: reconfiguration-hiding table (3 predictors x 2 CPU factors x 4 delays)" ||
+    bad "report reconfiguration table"
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

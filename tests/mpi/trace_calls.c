@@ -52,8 +52,9 @@ int main(int argc, char **argv) {
     int n = 0, rc = autocoll_arrival_patterns(a, 64, &n), seen = 0;
     if (argc > 1 && !strcmp(argv[1], "--off")) { /* tracing must be off */
         if (rc != MPI_ERR_OTHER || n != 0) {
-            fprintf(stderr, "rank %d: autocoll_arrival_patterns gave %d (%d groups) with tracing off\n",
-                    me, rc, n);
+            fprintf(stderr,
+                    "rank %d: autocoll_arrival_patterns gave %d (%d groups) with tracing off\n", me,
+                    rc, n);
             fails++;
         }
         MPI_Finalize();

@@ -22,6 +22,8 @@ static const tc_call_t tc_world[] = {
 enum { TC_NWORLD = sizeof tc_world / sizeof tc_world[0] };
 /* On the communicator of the even world ranks (split): allreduce calls of 2 doubles. */
 enum { TC_SUB_ALLREDUCE = 7, TC_LATE_MS = 20, TC_NP = 3 };
+/* trace_p2p.c */
+enum { TP_ITER = 50 };
 #define TC_BCAST_INST "binomial"
 
 #endif
