@@ -17,6 +17,9 @@
  *
  * Cost: O(R log R) for R records (sorting), memory proportional to the records of all files.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <dirent.h>
 #include <getopt.h>
 #include <math.h>

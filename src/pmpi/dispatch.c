@@ -290,10 +290,9 @@ static int __attribute__((noinline)) dispatch_traced(ac_args_t *a) {
     ac_trace_rec_t r;
     ac_trace_rec_clear(&r, a->coll);
     r.comm = AC_TRACE_NOID; /* stays so when the call has no context */
-    double t_in = PMPI_Wtime();
+    r.t_in = ac_trace_now();
     int err = dispatch(a, &r);
-    r.t_out = ac_trace_ns(PMPI_Wtime());
-    r.t_in = ac_trace_ns(t_in);
+    r.t_out = ac_trace_now();
     r.bytes = a->bytes;
     if (ac_coll_rooted(a->coll)) r.root = a->root;
     if (a->inplace) r.flags |= AC_TF_INPLACE;

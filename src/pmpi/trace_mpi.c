@@ -27,12 +27,12 @@ typedef struct {
 static int pingpong(void *arg, double *t0, double *tr, double *t1) {
     pp_t *p = arg;
     char c = 0;
-    *t0 = PMPI_Wtime();
+    *t0 = (double)ac_trace_now() * 1e-9;
     if (PMPI_Send(&c, 1, MPI_CHAR, 0, AC_TRACE_CLOCK_TAG, p->comm) != MPI_SUCCESS) return 1;
     if (PMPI_Recv(tr, 1, MPI_DOUBLE, 0, AC_TRACE_CLOCK_TAG, p->comm, MPI_STATUS_IGNORE) !=
         MPI_SUCCESS)
         return 1;
-    *t1 = PMPI_Wtime();
+    *t1 = (double)ac_trace_now() * 1e-9;
     return 0;
 }
 
@@ -56,16 +56,16 @@ static void sync_clocks(int which) {
     if (ac_ctx_get(MPI_COMM_WORLD, &ctx) != MPI_SUCCESS) return; /* agreed: no context anywhere */
     pp_t pp = {ctx->comm};
     if (ctx->rank == 0) {
-        ac_trace_set_clock(which, PMPI_Wtime(), 0, 0);
+        ac_trace_set_clock(which, (double)ac_trace_now() * 1e-9, 0, 0);
         for (int r = 1; r < ctx->size; r++)
             for (int k = 0; k < AC_TRACE_PINGS; k++) {
                 char c;
                 PMPI_Recv(&c, 1, MPI_CHAR, r, AC_TRACE_CLOCK_TAG, ctx->comm, MPI_STATUS_IGNORE);
-                double now = PMPI_Wtime();
+                double now = (double)ac_trace_now() * 1e-9;
                 PMPI_Send(&now, 1, MPI_DOUBLE, r, AC_TRACE_CLOCK_TAG, ctx->comm);
             }
     } else {
-        double at = PMPI_Wtime(), off = 0, res = -1;
+        double at = (double)ac_trace_now() * 1e-9, off = 0, res = -1;
         ac_trace_clock_offset(pingpong, &pp, AC_TRACE_PINGS, &off, &res);
         ac_trace_set_clock(which, at, off, res);
     }

@@ -85,9 +85,9 @@ static void begin(ac_trace_rec_t *r, int kind, int peer, int tag, int count, MPI
     r->site = s;
 }
 
-static int end(ac_trace_rec_t *r, double t_in, int err, const MPI_Status *st) {
-    r->t_out = ac_trace_ns(PMPI_Wtime());
-    r->t_in = ac_trace_ns(t_in);
+static int end(ac_trace_rec_t *r, int64_t t_in, int err, const MPI_Status *st) {
+    r->t_out = ac_trace_now();
+    r->t_in = t_in;
     if (err != MPI_SUCCESS) r->flags |= AC_TF_ERROR;
     if (st && st != MPI_STATUS_IGNORE && err == MPI_SUCCESS) {
         r->status_source = st->MPI_SOURCE;
@@ -106,7 +106,7 @@ static int end(ac_trace_rec_t *r, double t_in, int err, const MPI_Status *st) {
         begin(&r, KIND, dest, tag, count, t, comm, SITE);                                          \
         ident_send(&r, dest, comm);                                                                \
         pthread_mutex_unlock(&mtx);                                                                \
-        double t_in = PMPI_Wtime();                                                                \
+        int64_t t_in = ac_trace_now();                                                             \
         return end(&r, t_in, call, NULL);                                                          \
     } while (0)
 
@@ -149,7 +149,7 @@ AC_EXPORT int MPI_Recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Com
     begin(&r, AC_TK_RECV, src, tag, n, t, c, SITE);
     ident_recv(&r, b, n, t, src, tag, c);
     pthread_mutex_unlock(&mtx);
-    double t_in = PMPI_Wtime();
+    int64_t t_in = ac_trace_now();
     return end(&r, t_in, PMPI_Recv(b, n, t, src, tag, c, st), st);
 }
 
@@ -161,7 +161,7 @@ AC_EXPORT int MPI_Irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Co
     begin(&r, AC_TK_IRECV, src, tag, n, t, c, SITE);
     ident_recv(&r, b, n, t, src, tag, c);
     pthread_mutex_unlock(&mtx);
-    double t_in = PMPI_Wtime();
+    int64_t t_in = ac_trace_now();
     return end(&r, t_in, PMPI_Irecv(b, n, t, src, tag, c, q), NULL);
 }
 
@@ -175,7 +175,7 @@ AC_EXPORT int MPI_Sendrecv(const void *sb, int sn, MPI_Datatype st, int dest, in
     begin(&r, AC_TK_SENDRECV, dest, stag, sn, st, c, SITE);
     ident_send(&r, dest, c);
     pthread_mutex_unlock(&mtx);
-    double t_in = PMPI_Wtime();
+    int64_t t_in = ac_trace_now();
     return end(&r, t_in, PMPI_Sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, s), s);
 }
 
@@ -190,7 +190,7 @@ AC_EXPORT int MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int
     ident_send(&r, dest, c);
     r.flags |= AC_TF_REPLACE_RECV;
     pthread_mutex_unlock(&mtx);
-    double t_in = PMPI_Wtime();
+    int64_t t_in = ac_trace_now();
     return end(&r, t_in, PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, s), s);
 }
 
@@ -203,7 +203,7 @@ AC_EXPORT int MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int
         begin(&r, KIND, AC_TRACE_NONE, AC_TRACE_NONE, 0, MPI_DATATYPE_NULL, MPI_COMM_NULL, SITE);  \
         pthread_mutex_unlock(&mtx);                                                                \
         r.count = AC_TRACE_NONE;                                                                   \
-        double t_in = PMPI_Wtime();                                                                \
+        int64_t t_in = ac_trace_now();                                                             \
         return end(&r, t_in, call, status);                                                        \
     } while (0)
 

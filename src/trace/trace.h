@@ -25,6 +25,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "../core/ac.h"
 
 /* ---------------------------------------------------------------- call kinds */
@@ -81,7 +82,7 @@ enum {
     AC_TRACE_NONE = INT32_MIN /* root/peer/tag/ident/count/status not applicable */
 };
 
-/* One call. Times are nanoseconds of the local clock (the caller's MPI_Wtime, rounded); the
+/* One call. Times are nanoseconds of the local clock (ac_trace_now); the
  * offset to rank 0 is in the file header (ac_trace_clock_t), never applied in memory. */
 typedef struct {
     int64_t t_in;   /* just before the call proper (spec 2.1 t_in) */
@@ -125,9 +126,15 @@ uint64_t ac_trace_ring_drops(const ac_trace_ring_t *r); /* records overwritten *
 /* The i-th oldest record held, 0 <= i < count. */
 const ac_trace_rec_t *ac_trace_ring_at(const ac_trace_ring_t *r, uint64_t i);
 
+/* The slot written next is prefetched for writing: the ring is larger than the caches, and a
+ * write-allocate miss on each record (two cache lines) otherwise costs more than the rest of
+ * the record together (docs/tracing.md, cost). */
 static inline void ac_trace_ring_push(ac_trace_ring_t *r, const ac_trace_rec_t *rec) {
     uint64_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
     r->rec[i % r->cap] = *rec;
+    const char *nx = (const char *)&r->rec[(i + 1) % r->cap];
+    __builtin_prefetch(nx, 1, 3);
+    __builtin_prefetch(nx + sizeof *rec - 1, 1, 3);
 }
 
 /* ---------------------------------------------------------------- process-wide tracer */
@@ -142,6 +149,18 @@ static inline unsigned ac_trace_kind_bit(int kind) {
 /* The one test at a call site: with a constant kind, a load and a branch predicted not taken. */
 static inline int ac_trace_on(int kind) {
     return __builtin_expect((ac_trace_mask & ac_trace_kind_bit(kind)) != 0, 0);
+}
+
+/* The trace clock in ns: CLOCK_MONOTONIC (a vDSO read, no conversion from seconds), or the
+ * simulated MPI_Wtime under SimGrid. The clock offsets are estimated on this same clock. */
+static inline int64_t ac_trace_now(void) {
+#ifdef AC_SMPI
+    return (int64_t)(PMPI_Wtime() * 1e9 + 0.5);
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#endif
 }
 
 static inline int64_t ac_trace_ns(double seconds) {

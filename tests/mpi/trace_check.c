@@ -6,6 +6,9 @@
  * even ranks the allreduce calls of the split communicator under another key. Clock estimates
  * and the network model must be present. Prints one line per problem; exit status 1 if any.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -767,6 +767,165 @@ static void arrival_taxonomy(void **st) {
     assert_int_equal(ac_arrival_synchronised(-1), -1);
 }
 
+/* Arrival patterns per call site (trace_summary.c) on hand-made samples. Communicator 0.5 of 3
+ * ranks, one site: call 1 arrives at 0, 30, 90 us (mean 40; |dev| 40, 10, 50: avg 33.33;
+ * worst 90, rank 2 last), call 2 at 10, 0, 5 us (mean 5; avg 3.33; worst 10, rank 0 last),
+ * call 3 lacks rank 1 (incomplete). T = 10 us + 0 x bytes: factors 3.333/9 and 0.333/1.
+ * Call 2's worst factor is exactly 1: not balanced (balanced iff < 1). A second site on the
+ * same communicator is its own group. */
+static void arrival_groups_hand(void **state) {
+    (void)state;
+    ac_arr_sample_t s[] = {
+        {.leader = 0,
+         .comm = 5,
+         .seq = 1,
+         .kind = 6,
+         .crank = 2,
+         .csize = 3,
+         .site = 7,
+         .t_in = 90000,
+         .t_out = 100000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 1,
+         .kind = 6,
+         .crank = 0,
+         .csize = 3,
+         .site = 7,
+         .t_in = 0,
+         .t_out = 100000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 1,
+         .kind = 6,
+         .crank = 1,
+         .csize = 3,
+         .site = 7,
+         .t_in = 30000,
+         .t_out = 100000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 2,
+         .kind = 6,
+         .crank = 0,
+         .csize = 3,
+         .site = 7,
+         .t_in = 10000,
+         .t_out = 20000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 2,
+         .kind = 6,
+         .crank = 1,
+         .csize = 3,
+         .site = 7,
+         .t_in = 0,
+         .t_out = 20000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 2,
+         .kind = 6,
+         .crank = 2,
+         .csize = 3,
+         .site = 7,
+         .t_in = 5000,
+         .t_out = 20000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 3,
+         .kind = 6,
+         .crank = 0,
+         .csize = 3,
+         .site = 7,
+         .t_in = 0,
+         .t_out = 1000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 3,
+         .kind = 6,
+         .crank = 2,
+         .csize = 3,
+         .site = 7,
+         .t_in = 0,
+         .t_out = 1000},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 4,
+         .kind = 6,
+         .crank = 0,
+         .csize = 1 + 2,
+         .site = 8,
+         .t_in = 0,
+         .t_out = 0},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 4,
+         .kind = 6,
+         .crank = 1,
+         .csize = 3,
+         .site = 9,
+         .t_in = 0,
+         .t_out = 0},
+        {.leader = 0,
+         .comm = 5,
+         .seq = 4,
+         .kind = 6,
+         .crank = 2,
+         .csize = 3,
+         .site = 9,
+         .t_in = 0,
+         .t_out = 0},
+    };
+    ac_arr_group_t *g = NULL;
+    size_t ng = 0;
+    assert_int_equal(ac_arrival_groups(s, sizeof s / sizeof s[0], 10e-6, 0, &g, &ng), 0);
+    assert_int_equal(ng, 2);
+    const ac_arr_group_t *x = g[0].site == 7 ? &g[0] : &g[1], *y = x == g ? &g[1] : &g[0];
+    assert_int_equal(x->calls, 2);
+    assert_int_equal(x->incomplete, 1);
+    assert_int_equal(x->csize, 3);
+    assert_true(fabs(x->avg_imb - (100.0 / 3 + 10.0 / 3) / 2 * 1e-6) < 1e-12);
+    assert_true(fabs(x->worst_imb - 50e-6) < 1e-12);
+    assert_true(fabs(x->max_worst_imb - 90e-6) < 1e-12);
+    assert_true(fabs(x->worst_factor - 5) < 1e-9);
+    assert_true(fabs(x->max_worst_factor - 9) < 1e-9);
+    assert_int_equal(x->balanced, 0);
+    /* latest: rank 2 once, rank 0 once: the first counted wins the tie */
+    assert_int_equal(x->late_count, 1);
+    assert_int_equal(x->late_rank, 0);
+    assert_true(fabs(x->elapsed - ((100.0 - 40) + (20.0 - 5)) / 2 * 1e-6) < 1e-12);
+    assert_int_equal(y->site, 8);
+    assert_int_equal(y->calls, 1);
+    assert_int_equal(y->balanced, 1); /* all arrive at once */
+    ac_arrival_groups_free(g, ng);
+    assert_int_equal(ac_arrival_groups(s, 1, 0, 0, &g, &ng), -1); /* alpha must be > 0 */
+}
+
+/* Identifiers of spec 2.2: dense, first-seen order; a generation bump makes a new id. */
+static void intern_ids(void **state) {
+    (void)state;
+    ac_intern_t m = {0}, gens = {0};
+    uint64_t a[2] = {1, 2}, b[2] = {2, 1}, c[3] = {1, 2, 0};
+    assert_int_equal(ac_intern(&m, a, 2), 0);
+    assert_int_equal(ac_intern(&m, b, 2), 1);
+    assert_int_equal(ac_intern(&m, c, 3), 2); /* length is part of the key */
+    assert_int_equal(ac_intern(&m, a, 2), 0);
+    assert_int_equal(ac_intern_find(&m, b, 2), 1);
+    for (uint64_t k = 0; k < 1000; k++) { /* growth keeps every id */
+        uint64_t w[1] = {k + 100};
+        assert_int_equal(ac_intern(&m, w, 1), (int32_t)(3 + k));
+    }
+    assert_int_equal(ac_intern(&m, b, 2), 1);
+    assert_int_equal(ac_intern(&m, a, 0), -1);
+    assert_int_equal(ac_intern_gen(&gens, 42), 0);
+    ac_intern_bump(&gens, 42);
+    ac_intern_bump(&gens, 42);
+    assert_int_equal(ac_intern_gen(&gens, 42), 2);
+    assert_int_equal(ac_intern_gen(&gens, 43), 0);
+    ac_intern_free(&m);
+    ac_intern_free(&gens);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ring_wrap_and_drops),
@@ -780,6 +939,8 @@ int main(void) {
         cmocka_unit_test(clock_correct),
         cmocka_unit_test(arrival_hand_examples),
         cmocka_unit_test(arrival_taxonomy),
+        cmocka_unit_test(arrival_groups_hand),
+        cmocka_unit_test(intern_ids),
     };
     return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }
