@@ -172,10 +172,13 @@ typedef struct ac_ctx {
     void *sel; /* the select layer's state of this context (the adaptive engine's), opaque here:
                 * freed by the hook set with ac_ctx_set_free_hook */
 
-    int slot; /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
-    unsigned long long calls; /* traced calls on this communicator (the trace's call number) */
-    long long trace_key; /* the trace's communicator key, the same on every member (0: not yet) */
-    int nodes;                /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
+    int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
+    int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
+
+    /* Tracing (src/pmpi/dispatch.c, trace_mpi.c): the call number of traced calls on this
+     * communicator, and its key, the same on every member (0: not agreed yet). */
+    unsigned long long calls;
+    long long trace_key;
 
     /* The last forced or table choice per collective and what it was chosen for: the same
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give

@@ -1,20 +1,27 @@
 /*
  * The MPI side of tracing: settings at MPI_Init, clock offsets to rank 0 (estimated at init and
- * at finalize by minimum round-trip ping-pongs, src/trace/trace_clock.c), and the trace file at
- * MPI_Finalize. Source: issue 20, spec star-stage-ethernet.md §6.2.
+ * at finalize by minimum round-trip ping-pongs, src/trace/trace_clock.c), the network model of
+ * the imbalance factors, the communicator keys, the arrival-pattern summary at MPI_Finalize
+ * (AUTOCOLL_VERBOSE), autocoll_arrival_patterns, and the trace file at MPI_Finalize. Sources:
+ * issue 20; seed 000 §4.2 (spec star-stage-ethernet.md §6.1 definitions, §6.2 measurement).
  *
  * Clock offsets: rank 0 answers every other rank in turn, AC_TRACE_PINGS ping-pongs each, on the
  * private duplicate of MPI_COMM_WORLD with a tag below the call tag ranges (AC_TAG_BASE), so no
  * application or collective message can match. Cost: (p - 1) x AC_TRACE_PINGS round trips at
- * init and at finalize, only when tracing is on. Skipped with a global clock
- * (MPI_WTIME_IS_GLOBAL, SimGrid) and when the settings are not known to agree (MPI initialised
- * without our MPI_Init: only local settings, a collective step could hang).
+ * init and at finalize, only when tracing is on. Skipped under SimGrid (one simulated clock) and
+ * when the settings are not known to agree (MPI initialised without our MPI_Init: only local
+ * settings, a collective step could hang).
+ *
+ * Arrival patterns: every rank turns its collective records into samples on rank 0's clock,
+ * rank 0 gathers them (one PMPI_Gatherv of 72 bytes per record) and groups them
+ * (src/trace/trace_summary.c). Cost O(R log R) for R records in all, at finalize or per call
+ * of autocoll_arrival_patterns.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "pmpi.h"
 #include <string.h>
+#include "pmpi.h"
 #include "../select/netmeasure.h"
 #include "../trace/trace.h"
 
@@ -36,13 +43,13 @@ static int pingpong(void *arg, double *t0, double *tr, double *t1) {
     return 0;
 }
 
+/* The trace clock is CLOCK_MONOTONIC of each host (ac_trace_now), whatever MPI_WTIME_IS_GLOBAL
+ * says of MPI_Wtime; only SimGrid's simulated clock is one for all ranks. */
 static int global_clock(void) {
 #ifdef AC_SMPI
     return 1;
 #else
-    int *v = NULL, flag = 0;
-    PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag);
-    return flag && v && *v;
+    return 0;
 #endif
 }
 

@@ -222,7 +222,7 @@ void ac_trace_log_lines(const char *msg);
 /* Clock offsets to rank 0, estimated at init (which = 0) and finalize (which = 1). Times in
  * seconds of the local clock; offset is what to add to a local time to get rank 0's time;
  * residual bounds the error of that estimate (< 0: not estimated). global: the clocks are one
- * (MPI_WTIME_IS_GLOBAL, SimGrid). */
+ * (SimGrid's simulated clock; CLOCK_MONOTONIC is per host). */
 void ac_trace_set_clock(int which, double at, double offset, double residual);
 void ac_trace_set_global_clock(void);
 
