@@ -262,7 +262,8 @@ AC_EXPORT int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *c
     if (max < 0 || (max > 0 && !out) || !count) return MPI_ERR_ARG;
     int fin = 0;
     PMPI_Finalized(&fin);
-    if (!agreed || fin || !ac_trace_g.rec) return MPI_ERR_OTHER; /* collective tracing is off */
+    if (!agreed || fin || !ac_trace_g.rec || !(ac_trace_mask & AC_TRACE_COLL))
+        return MPI_ERR_OTHER; /* collective tracing is off */
     ac_arr_group_t *g = NULL;
     size_t ng = 0;
     int rc = gather_groups(&g, &ng), n = 0;

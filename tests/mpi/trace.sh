@@ -71,6 +71,15 @@ for setting in "AUTOCOLL_TRACE=bogus|AUTOCOLL_TRACE='bogus'" \
   [ $rc -eq 0 ] && grep -qF "$msg" "$tmp/out" && [ -z "$(ls "$tmp/e")" ] &&
       ok "$env: message, tracing off, no file" || { bad "$env (status $rc)"; cat "$tmp/out"; }
 done
+# Point-to-point only: no collective records, autocoll_arrival_patterns says tracing is off.
+mkdir "$tmp/q"
+run "$@" -np 3 env AUTOCOLL_TRACE=p2p AUTOCOLL_TRACE_DIR="$tmp/q" "$prog" --off >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(ls "$tmp/q" | wc -l)" -eq 3 ] && "$report" "$tmp/q" | grep -q '^| 0\.0 |' &&
+    bad "AUTOCOLL_TRACE=p2p: collective records present" ||
+    { [ $rc -eq 0 ] && [ "$(ls "$tmp/q" | wc -l)" -eq 3 ] &&
+          ok "AUTOCOLL_TRACE=p2p: files, no collective records, arrival patterns off" ||
+          { bad "AUTOCOLL_TRACE=p2p (status $rc)"; cat "$tmp/out"; }; }
 # A bad ring size keeps the default; a small ring overwrites (drops counted, calls incomplete).
 mkdir "$tmp/r"
 run "$@" -np 3 env AUTOCOLL_TRACE=all AUTOCOLL_TRACE_DIR="$tmp/r" AUTOCOLL_TRACE_RECORDS=5 \
