@@ -193,6 +193,35 @@ int autocoll_table_lookup(const autocoll_table_t *t, int coll, int p, int nodes,
 int autocoll_table_export_ompi(const autocoll_table_t *t, const char *path);
 int autocoll_table_export_mpich(const autocoll_table_t *t, const char *path);
 
+/* Process arrival patterns (docs/tracing.md; needs AUTOCOLL_TRACE=collectives or all): per
+ * (communicator, collective, call site) the statistics of seed 000's arrival patterns over the
+ * traced calls so far. Times in seconds on rank 0's clock; T, the time of one message of the
+ * call's size, is alpha + beta x bytes measured at MPI_Init. */
+typedef struct {
+    int coll;        /* autocoll_coll_t */
+    int comm_leader; /* MPI_COMM_WORLD rank of the communicator's rank 0 */
+    long comm_id;    /* that rank's number of the communicator (as in trace files) */
+    int comm_size;
+    char site[128];                /* call site of the communicator's rank 0: module+0xoffset */
+    char instance[128];            /* instance of the first call */
+    unsigned long long calls;      /* calls seen on every rank (the statistics are over these) */
+    unsigned long long incomplete; /* calls missing on some rank (ring overwritten) */
+    unsigned long long balanced;   /* calls with worst-case factor < 1; calls - balanced are
+                                    * imbalanced */
+    double bytes;                  /* mean selection size */
+    double mean_time;              /* mean average per-node time of a call */
+    double avg_imbalance;          /* mean of mean |a_i - mean a| */
+    double worst_imbalance;        /* mean of max a_i - min a_i */
+    double max_worst_imbalance;    /* largest max a_i - min a_i */
+    double avg_factor, worst_factor, max_worst_factor; /* the same divided by T */
+    int latest_rank;                 /* rank (in the communicator) most often last to arrive */
+    unsigned long long latest_calls; /* how often it was */
+} autocoll_arrival_t;
+/* Collective over MPI_COMM_WORLD: every rank gets the same first max entries in out and the
+ * number of groups in *count. MPI_ERR_OTHER when collective tracing is off, MPI_ERR_ARG on bad
+ * arguments, MPI_ERR_NO_MEM when some rank ran out of memory. */
+int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *count);
+
 /* Direct entry points (same prototypes and semantics as MPI). */
 int autocoll_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm);

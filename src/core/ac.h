@@ -177,6 +177,11 @@ typedef struct ac_ctx {
     int slot;  /* calls dispatched on this communicator, modulo ac_g.tag_slots (AC_TAG) */
     int nodes; /* node_comm and leader_comm: 0 not made yet, 1 made, -1 failed */
 
+    /* Tracing (src/pmpi/dispatch.c, trace_mpi.c): the call number of traced calls on this
+     * communicator, and its key, the same on every member (0: not agreed yet). */
+    unsigned long long calls;
+    long long trace_key;
+
     /* The last forced or table choice per collective and what it was chosen for: the same
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
      * the same choice (kept and read by src/select/select.c). */
@@ -221,6 +226,11 @@ typedef struct {
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
     char topology[512];             /* AUTOCOLL_TOPOLOGY: switch-tree topology file ("" none) */
+    /* AUTOCOLL_TRACE, AUTOCOLL_TRACE_RECORDS, AUTOCOLL_TRACE_DIR as given: parsed and checked by
+     * the trace layer (ac_trace_cfg_parse, src/trace/trace.c; docs/tracing.md) */
+    char trace[64];
+    char trace_records[32];
+    char trace_dir[512];
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

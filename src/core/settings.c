@@ -265,6 +265,19 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 ac_errs_add(err, "%s: path too long, ignored\n", name);
             else /* read and checked at MPI_Init (src/topo/load.c) */
                 strcpy(s->topology, val);
+        } else if (!strcmp(key, "TRACE") || !strcmp(key, "TRACE_RECORDS") ||
+                   !strcmp(key, "TRACE_DIR")) {
+            /* checked by the trace layer at MPI_Init (ac_trace_cfg_parse) */
+            char *dst = !strcmp(key, "TRACE")           ? s->trace
+                        : !strcmp(key, "TRACE_RECORDS") ? s->trace_records
+                                                        : s->trace_dir;
+            size_t cap = !strcmp(key, "TRACE")           ? sizeof s->trace
+                         : !strcmp(key, "TRACE_RECORDS") ? sizeof s->trace_records
+                                                         : sizeof s->trace_dir;
+            if (strlen(val) >= cap)
+                ac_errs_add(err, "%s: value too long, ignored\n", name);
+            else
+                strcpy(dst, val);
         } else if (!strcmp(key, "TEST_FAULT")) {
             s->fault = coll_of_suffix(val);
             if (s->fault < 0 && *val)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmpi.h"
+#include "../trace/trace.h"
 
 static AC_TLS int depth;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -20,14 +21,16 @@ void ac_setup(int collective) {
     if (ac_g.initialized) return;
     ac_state_setup(collective);
     ac_select_setup(collective);
+    ac_trace_mpi_setup(collective);
     ac_g.initialized = 1; /* last: ac_passthrough lets calls in from here on */
 }
 
 void ac_teardown(void) {
     if (!ac_g.initialized || ac_g.finalized) return;
     if (ac_g.set.verbose >= 1) ac_stats_report();
-    ac_state_teardown();  /* contexts (the engine keeps what they learned), finalized */
-    ac_select_teardown(); /* the engine's summary and learned table */
+    ac_trace_mpi_teardown(); /* before the contexts go: its clock ping-pongs use one */
+    ac_state_teardown();     /* contexts (the engine keeps what they learned), finalized */
+    ac_select_teardown();    /* the engine's summary and learned table */
 }
 
 int ac_passthrough(MPI_Comm comm) {
@@ -188,9 +191,29 @@ static void log_decision(const ac_ctx_t *ctx, const ac_args_t *a, const char *na
                     ac_source_name(src));
 }
 
+/* The communicator of a traced call: a key the same on every member (comm and peer of the
+ * record, docs/tracing.md), the call number on it, this rank and the size. */
+static void __attribute__((noinline)) trace_comm(ac_trace_rec_t *tr, ac_ctx_t *ctx) {
+    long long key = ac_trace_comm_key(ctx);
+    tr->comm = (uint32_t)(key & 0xffffffffLL);
+    tr->peer = (int32_t)(key >> 32) - 1;
+    tr->seq = ++ctx->calls;
+    tr->ident = ctx->rank;
+    tr->count = ctx->size;
+}
+
+/* What ran, for the trace record (tr is NULL when the call is not traced). */
+static void trace_note(ac_trace_rec_t *tr, const ac_args_t *a, const ac_inst_t *in, int src) {
+    tr->alg = (int16_t)in->alg->index;
+    tr->src = (uint8_t)src;
+    ac_trace_ids(in, a->site, &tr->inst, &tr->site);
+}
+
 /* The per-call path. In steady state (no verbose, no check) it formats nothing, takes no clock
- * unless the adaptive engine or the statistics need the time, and looks the context up once. */
-int ac_dispatch(ac_args_t *a) {
+ * unless the adaptive engine or the statistics need the time, and looks the context up once.
+ * tr: the trace record to complete, NULL when the call is not traced (a constant in each of the
+ * two calls below, so the compiler can drop the tests from the untraced copy). */
+static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace_rec_t *tr) {
     int err, inter;
     ac_ctx_t *ctx = ac_ctx_peek(a->ucomm, &inter); /* the per-thread cache answers */
     depth++;
@@ -214,6 +237,7 @@ int ac_dispatch(ac_args_t *a) {
     a->size = ctx->size;
     a->tag_base = AC_TAG_BASE + ctx->slot * AC_TAG_STRIDE; /* call sequence mod tag_slots */
     if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
+    if (tr) trace_comm(tr, ctx);
     ac_args_finish(a);
     if (args_invalid(a)) {
         err = run_native(a);
@@ -228,6 +252,7 @@ int ac_dispatch(ac_args_t *a) {
         goto fn_exit;
     }
     if (ch.src == AC_SRC_TRIVIAL) { /* nothing to log, time or check */
+        if (tr) trace_note(tr, a, &ch.inst, ch.src);
         err = ch.inst.alg->fn(a, &ch.inst, NULL);
         ac_inst_copy(&ctx->last[a->coll], &ch.inst);
         goto fn_exit;
@@ -245,6 +270,7 @@ int ac_dispatch(ac_args_t *a) {
     err = run(a, &ch, ctx);
     double dt = timed ? PMPI_Wtime() - t0 : 0;
     const ac_inst_t *in = &ch.inst; /* what ran (the MPI library's if run() fell back) */
+    if (tr) trace_note(tr, a, in, ch.src);
     if (verbose >= 1) ac_stats_add(a->coll, in->alg->index, dt); /* reported only then */
     if (err == MPI_SUCCESS && ac_g.set.fault == a->coll && !(in->alg->flags & AUTOCOLL_R_NATIVE))
         inject_fault(a);
@@ -256,6 +282,29 @@ int ac_dispatch(ac_args_t *a) {
 fn_exit:
     depth--;
     return err;
+}
+
+/* A traced call: entry and exit times around the whole path (arrival time as the application
+ * sees it, spec star-stage-ethernet.md 6.1), then one record. */
+static int __attribute__((noinline)) dispatch_traced(ac_args_t *a) {
+    ac_trace_rec_t r;
+    ac_trace_rec_clear(&r, a->coll);
+    r.comm = AC_TRACE_NOID; /* stays so when the call has no context */
+    r.t_in = ac_trace_now();
+    int err = dispatch(a, &r);
+    r.t_out = ac_trace_now();
+    r.bytes = a->bytes;
+    if (ac_coll_rooted(a->coll)) r.root = a->root;
+    if (a->inplace) r.flags |= AC_TF_INPLACE;
+    if (err != MPI_SUCCESS) r.flags |= AC_TF_ERROR;
+    if (r.site == AC_TRACE_NOID) ac_trace_ids(NULL, a->site, NULL, &r.site); /* paths above */
+    ac_trace_record(&r);
+    return err;
+}
+
+int ac_dispatch(ac_args_t *a) {
+    if (__builtin_expect(ac_trace_mask & AC_TRACE_COLL, 0)) return dispatch_traced(a);
+    return dispatch(a, NULL);
 }
 
 AC_EXPORT int autocoll_last_choice(MPI_Comm comm, int coll, char *buf, int len) {

@@ -18,6 +18,15 @@ int ac_passthrough(MPI_Comm comm);
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);
 void ac_teardown(void);
+/* trace_mpi.c: tracing settings, clock offsets and the trace file (docs/tracing.md) */
+void ac_trace_mpi_setup(int collective);
+void ac_trace_mpi_teardown(void);
+/* The trace key of a context: (world rank of its rank 0 + 1) << 32 | that rank's creation number
+ * of the context, agreed by one broadcast at the first traced call on it (collective over the
+ * communicator); a local key ((0 << 32) | own number) when the settings are not known to agree. */
+long long ac_trace_comm_key(ac_ctx_t *ctx);
+/* trace_p2p.c: frees the identifier maps of point-to-point tracing (at MPI_Finalize). */
+void ac_trace_p2p_free(void);
 
 /* wrappers.c: the entry of each collective, with the call site (the caller's return address)
  * that AUTOCOLL_SITES keys on; MPI_<Coll>, autocoll_<coll> and the Fortran entry points call

@@ -1,0 +1,426 @@
+/*
+ * Call tracing: fixed-size call records in a bounded per-process ring, the trace file format,
+ * clock offsets to rank 0 and process-arrival-pattern statistics.
+ *
+ * Sources: seed 004 §2 (spec predictors-latency.md §2.1 events, §2.2 identifiers, §2.3 pure
+ * inter-send time, §2.4 properties) for what a record holds; seed 000 §4.2 (spec
+ * star-stage-ethernet.md §6.1 definitions, §6.2 measurement, §6.4 taxonomy) for arrival
+ * patterns; issue 20 for the clock offsets (minimum round-trip ping-pong). The file format is
+ * described byte by byte in docs/tracing.md.
+ *
+ * Cost. With tracing off, a call site pays one load of a global word and one branch predicted
+ * not taken (ac_trace_on with a constant kind folds to `ac_trace_mask & bit`). With tracing on,
+ * a record costs one atomic fetch-add and an 80-byte copy (ac_trace_record), plus two lock-free
+ * hash lookups for the ids of the instance and the call site (ac_trace_ids; a mutex only the
+ * first time an instance or site is seen). Memory is the ring
+ * (AUTOCOLL_TRACE_RECORDS x 80 bytes) and fixed-capacity string/site tables, allocated once at
+ * ac_trace_init; nothing grows afterwards.
+ *
+ * Layer: trace includes only core (src/core/ac.h); it makes no MPI call (the clock estimator
+ * takes a ping-pong callback), so everything here is unit-testable without an MPI runtime.
+ */
+#ifndef AC_TRACE_H
+#define AC_TRACE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include "../core/ac.h"
+
+/* ---------------------------------------------------------------- call kinds */
+
+/* Kinds below AC_TK_P2P_FIRST are the collectives, with the values of autocoll_coll_t
+ * (include/autocoll_colls.def; those values are part of the ABI, so they are stable in files).
+ * The point-to-point events of spec 2.1 start at AC_TK_P2P_FIRST. Values are part of the file
+ * format: add at the end, never renumber. */
+enum {
+    AC_TK_P2P_FIRST = 64,
+    AC_TK_SEND = AC_TK_P2P_FIRST,
+    AC_TK_SSEND,
+    AC_TK_BSEND,
+    AC_TK_RSEND,
+    AC_TK_ISEND,
+    AC_TK_ISSEND,
+    AC_TK_IBSEND,
+    AC_TK_IRSEND,
+    AC_TK_RECV,
+    AC_TK_IRECV,
+    AC_TK_SENDRECV,         /* one record for the call; peer = dest, status_source = source */
+    AC_TK_SENDRECV_REPLACE, /* idem; the receive half is flagged AC_TF_REPLACE_RECV */
+    AC_TK_START,            /* persistent request started (send or receive: flags) */
+    AC_TK_STARTALL,
+    AC_TK_WAIT,
+    AC_TK_WAITALL,
+    AC_TK_WAITANY,
+    AC_TK_WAITSOME,
+    AC_TK_TEST,
+    AC_TK_TESTALL,
+    AC_TK_TESTANY,
+    AC_TK_TESTSOME,
+    AC_TK_PROBE,
+    AC_TK_IPROBE,
+    AC_TK_P2P_END /* one past the last kind */
+};
+
+/* Enable bits (AUTOCOLL_TRACE). */
+enum { AC_TRACE_COLL = 1u << 0, AC_TRACE_P2P = 1u << 1 };
+
+/* Record flags. */
+enum {
+    AC_TF_ERROR = 1u << 0,        /* the call returned an error */
+    AC_TF_REPLACE_RECV = 1u << 1, /* receive half of MPI_Sendrecv_replace (spec 2.1) */
+    AC_TF_WILDCARD = 1u << 2,     /* MPI_ANY_SOURCE or MPI_ANY_TAG receive (spec 2.2) */
+    AC_TF_PERSISTENT = 1u << 3,   /* started from a persistent request */
+    AC_TF_RECV_SIDE = 1u << 4,    /* a start of a persistent receive */
+    AC_TF_INPLACE = 1u << 5       /* collective called with MPI_IN_PLACE */
+};
+
+#define AC_TRACE_NOID 0xffffffffu /* no interned string (no instance, unknown site, table full) */
+enum {
+    AC_TRACE_NOSRC = 0xff,    /* no decision source (point-to-point) */
+    AC_TRACE_NONE = INT32_MIN /* root/peer/tag/ident/count/status not applicable */
+};
+
+/* One call. Times are nanoseconds of the local clock (ac_trace_now); the
+ * offset to rank 0 is in the file header (ac_trace_clock_t), never applied in memory. */
+typedef struct {
+    int64_t t_in;   /* just before the call proper (spec 2.1 t_in) */
+    int64_t t_out;  /* just after it returns (t_out) */
+    uint64_t bytes; /* collectives: the selection size; p2p: count x type size */
+    uint64_t seq;   /* collectives: call number on the communicator (same on every rank) */
+    uint32_t comm;  /* communicator id (collectives: the context's creation number) */
+    uint32_t site;  /* call-site id (ac_trace_ids; in a file: index of its string) */
+    uint32_t inst;  /* instance id (idem), AC_TRACE_NOID for p2p */
+    int32_t root;   /* rooted collectives, else AC_TRACE_NONE */
+    int32_t peer;   /* p2p: dest or source argument as given, else AC_TRACE_NONE */
+    int32_t tag;    /* p2p: MPI tag argument, else AC_TRACE_NONE */
+    int32_t ident;  /* p2p: identifier of spec 2.2 (send: <dest,comm>; receive: 6-tuple) */
+    int32_t count;  /* p2p: count argument */
+    uint16_t kind;  /* AUTOCOLL_<COLL> value or AC_TK_* */
+    int16_t alg;    /* registry index of the algorithm that ran (-1 none) */
+    uint8_t src;    /* decision source (select's ac_source_t value), AC_TRACE_NOSRC */
+    uint8_t flags;  /* AC_TF_* */
+    uint16_t reserved;
+    int32_t status_source; /* completion status (extension of spec 2.1), else AC_TRACE_NONE */
+    int32_t status_tag;
+} ac_trace_rec_t;
+_Static_assert(sizeof(ac_trace_rec_t) == 80, "the record is 80 bytes in memory and in files");
+
+/* ---------------------------------------------------------------- the ring */
+
+/* Bounded ring of records. When full, a new record overwrites the oldest one and counts as one
+ * drop (the ring keeps the most recent cap records). Lock-free: one atomic fetch-add per record;
+ * records being written by two threads that land on the same slot after a full wrap may mix
+ * (documented; drops are exact). */
+typedef struct {
+    ac_trace_rec_t *rec;
+    uint64_t cap;
+    _Atomic uint64_t next; /* records pushed so far (drops = next - cap when next > cap) */
+} ac_trace_ring_t;
+
+int ac_trace_ring_init(ac_trace_ring_t *r, uint64_t cap); /* 0, or -1 out of memory */
+void ac_trace_ring_free(ac_trace_ring_t *r);
+uint64_t ac_trace_ring_count(const ac_trace_ring_t *r); /* records held (<= cap) */
+uint64_t ac_trace_ring_drops(const ac_trace_ring_t *r); /* records overwritten */
+/* The i-th oldest record held, 0 <= i < count. */
+const ac_trace_rec_t *ac_trace_ring_at(const ac_trace_ring_t *r, uint64_t i);
+
+/* The slot written next is prefetched for writing: the ring is larger than the caches, and a
+ * write-allocate miss on each record (two cache lines) otherwise costs more than the rest of
+ * the record together (docs/tracing.md, cost). */
+static inline void ac_trace_ring_push(ac_trace_ring_t *r, const ac_trace_rec_t *rec) {
+    uint64_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+    r->rec[i % r->cap] = *rec;
+    const char *nx = (const char *)&r->rec[(i + 1) % r->cap];
+    __builtin_prefetch(nx, 1, 3);
+    __builtin_prefetch(nx + sizeof *rec - 1, 1, 3);
+}
+
+/* ---------------------------------------------------------------- process-wide tracer */
+
+extern unsigned ac_trace_mask;     /* AC_TRACE_* bits; 0 when off (the only word call sites read) */
+extern ac_trace_ring_t ac_trace_g; /* this process's ring (valid while ac_trace_mask != 0) */
+
+static inline unsigned ac_trace_kind_bit(int kind) {
+    return kind < AC_TK_P2P_FIRST ? AC_TRACE_COLL : AC_TRACE_P2P;
+}
+
+/* The one test at a call site: with a constant kind, a load and a branch predicted not taken. */
+static inline int ac_trace_on(int kind) {
+    return __builtin_expect((ac_trace_mask & ac_trace_kind_bit(kind)) != 0, 0);
+}
+
+/* The trace clock in ns: CLOCK_MONOTONIC (a vDSO read, no conversion from seconds), or the
+ * simulated MPI_Wtime under SimGrid. The clock offsets are estimated on this same clock. */
+static inline int64_t ac_trace_now(void) {
+#ifdef AC_SMPI
+    return (int64_t)(PMPI_Wtime() * 1e9 + 0.5);
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#endif
+}
+
+static inline int64_t ac_trace_ns(double seconds) {
+    return (int64_t)(seconds * 1e9 + (seconds >= 0 ? 0.5 : -0.5));
+}
+
+/* A record with every optional field set to "not applicable". */
+static inline void ac_trace_rec_clear(ac_trace_rec_t *r, int kind) {
+    memset(r, 0, sizeof *r);
+    r->kind = (uint16_t)kind;
+    r->alg = -1;
+    r->src = AC_TRACE_NOSRC;
+    r->site = r->inst = AC_TRACE_NOID;
+    r->root = r->peer = r->tag = r->ident = r->count = AC_TRACE_NONE;
+    r->status_source = r->status_tag = AC_TRACE_NONE;
+}
+
+/* Record one call (call only when ac_trace_on(rec->kind)). */
+static inline void ac_trace_record(const ac_trace_rec_t *rec) {
+    ac_trace_ring_push(&ac_trace_g, rec);
+}
+
+/* Interned ids of an instance (NULL: AC_TRACE_NOID) and a call site (return address, NULL:
+ * AC_TRACE_NOID). Fixed-capacity tables: when one is full the id is AC_TRACE_NOID and the loss
+ * is counted (file header). Thread-safe. */
+void ac_trace_ids(const ac_inst_t *in, const void *site, uint32_t *inst_id, uint32_t *site_id);
+
+/* ---------------------------------------------------------------- settings */
+
+typedef struct {
+    unsigned mask;    /* AUTOCOLL_TRACE: collectives | p2p | all | off (default off) */
+    uint64_t records; /* AUTOCOLL_TRACE_RECORDS: ring capacity (default 65536) */
+    char dir[512];    /* AUTOCOLL_TRACE_DIR: where files go (default ".") */
+} ac_trace_cfg_t;
+
+enum {
+    AC_TRACE_RECORDS_DEFAULT = 65536,
+    AC_TRACE_RECORDS_MIN = 16,
+    AC_TRACE_RECORDS_MAX = 1 << 24 /* 1.25 GiB of records */
+};
+
+/* Parse the three settings (NULL or "" means unset). A bad value is reported in err (one line
+ * each, "AUTOCOLL_TRACE='x': ...") and turns tracing off (AUTOCOLL_TRACE, AUTOCOLL_TRACE_DIR) or
+ * keeps the default (AUTOCOLL_TRACE_RECORDS). Returns the number of problems. */
+int ac_trace_cfg_parse(ac_trace_cfg_t *c, const char *trace, const char *records, const char *dir,
+                       char *err, size_t errlen);
+
+/* Reads the settings from the environment, allocates the ring and tables and sets
+ * ac_trace_mask. Problems are logged (ac_log) and leave tracing off; never aborts. rank and
+ * nprocs go to the file header. Returns 0, or -1 when tracing stays off because of a problem. */
+int ac_trace_init(int rank, int nprocs);
+/* Same with explicit settings (tests, or settings read elsewhere). The directory must exist and
+ * be writable (checked here, so that a bad AUTOCOLL_TRACE_DIR is said at MPI_Init). */
+int ac_trace_init_cfg(const ac_trace_cfg_t *c, int rank, int nprocs, char *err, size_t errlen);
+
+/* ac_log of each line of a message made by the functions above. */
+void ac_trace_log_lines(const char *msg);
+
+/* Clock offsets to rank 0, estimated at init (which = 0) and finalize (which = 1). Times in
+ * seconds of the local clock; offset is what to add to a local time to get rank 0's time;
+ * residual bounds the error of that estimate (< 0: not estimated). global: the clocks are one
+ * (SimGrid's simulated clock; CLOCK_MONOTONIC is per host). */
+void ac_trace_set_clock(int which, double at, double offset, double residual);
+void ac_trace_set_global_clock(void);
+
+/* The string of an interned id (instance specification or "module+0xoffset" of a site).
+ * Returns 0, or -1 (empty string) when the id is unknown. */
+int ac_trace_id_string(uint32_t id, char *buf, size_t len);
+/* The network model T(n) = alpha + beta n (seconds, seconds per byte) that arrival factors use;
+ * written to the file as the string "#net alpha=A beta=B" (docs/tracing.md). */
+void ac_trace_set_net(double alpha, double beta);
+
+/* Writes AUTOCOLL_TRACE_DIR/autocoll-trace.<rank>.bin (through a temporary file renamed at the
+ * end). Returns 0, or -1 with the reason in err. Does not stop tracing. */
+int ac_trace_flush(char *err, size_t errlen);
+/* Flushes (problems are logged), stops tracing and frees everything. */
+void ac_trace_finalize(void);
+/* Stops tracing and frees everything without writing a file. */
+void ac_trace_abandon(void);
+
+/* ---------------------------------------------------------------- clock offsets */
+
+/* One clock estimate of the file header. */
+typedef struct {
+    int64_t at;       /* local time of the estimate (ns) */
+    int64_t offset;   /* rank0 time = local time + offset (ns) */
+    int64_t residual; /* bound on the error of offset (ns); -1 not estimated */
+} ac_trace_clock_t;
+
+/* One ping-pong with rank 0: local time before sending (*t0), rank 0's time when it answered
+ * (*tr), local time after the answer arrived (*t1), all in seconds. Returns 0, or non-zero on a
+ * communication error. */
+typedef int (*ac_trace_pingpong_fn)(void *arg, double *t0, double *tr, double *t1);
+
+/* Minimum round-trip estimate over n ping-pongs: of the samples with the smallest t1 - t0,
+ * offset = tr - (t0 + t1) / 2 and residual = (t1 - t0) / 2 (the answer was stamped somewhere
+ * inside the round trip, so the true offset lies within +-residual of the estimate whatever the
+ * split of the delays). Samples with t1 < t0 are ignored. Returns 0, or -1 (no valid sample or
+ * a failed ping-pong: *offset = 0, *residual = -1). Cost: n ping-pongs. */
+int ac_trace_clock_offset(ac_trace_pingpong_fn fn, void *arg, int n, double *offset,
+                          double *residual);
+
+/* A local time (ns) on rank 0's clock: linear interpolation between two estimates (drift), or
+ * the one that exists; unchanged when none does. */
+int64_t ac_trace_clock_correct(const ac_trace_clock_t c[2], int64_t t);
+/* This process's clock estimates (ac_trace_clock_correct applies them). */
+void ac_trace_get_clock(ac_trace_clock_t c[2]);
+
+/* ---------------------------------------------------------------- arrival patterns */
+
+/* Statistics of one collective invocation (spec 6.1), from entry times a[i] (and optionally
+ * exit times f[i]) of the n processes, all on one clock (offsets applied), in seconds. */
+typedef struct {
+    int n;
+    double mean_arrival; /* a-bar */
+    double avg_imb;      /* average-case imbalance time: mean |a_i - a-bar| */
+    double worst_imb;    /* worst-case imbalance time: max a_i - min a_i */
+    double avg_factor;   /* avg_imb / T */
+    double worst_factor; /* worst_imb / T */
+    int balanced;        /* worst_factor < 1 */
+    double mean_elapsed; /* mean (f_i - a_i), the performance measure (NaN without f) */
+    int first, last;     /* index of the earliest and the latest arrival */
+} ac_arrival_t;
+
+/* T > 0 is the time to send one message of the operation's size. Returns 0, or -1 when n < 1,
+ * a is NULL, T <= 0 or a value is not finite. */
+int ac_arrival_stats(const double *a, const double *f, int n, double T, ac_arrival_t *out);
+
+/* Taxonomy of spec 6.4. */
+typedef enum {
+    AC_ARR_UNKNOWN = 0,
+    AC_ARR_DIRECT,      /* directly communicating: lowest sensitivity to imbalance */
+    AC_ARR_STORE_FWD,   /* store-and-forward: medium */
+    AC_ARR_GLOBAL_COORD /* globally coordinated (phased): highest, best when balanced */
+} ac_arrival_class_t;
+const char *ac_arrival_class_name(ac_arrival_class_t c);
+/* Class of algorithm `alg` (registry name) of collective coll, AC_ARR_UNKNOWN when the spec's
+ * taxonomy does not place it (docs/tracing.md lists the table). */
+ac_arrival_class_t ac_arrival_class(int coll, const char *alg);
+/* 1 for operations a process cannot leave before all have arrived (every output depends on
+ * every input), 0 for bcast, scatter, gather and reduce; -1 out of range. */
+int ac_arrival_synchronised(int coll);
+
+/* ---------------------------------------------------------------- files */
+
+enum {
+    AC_TRACE_VERSION = 1,
+    AC_TRACE_HEADER_BYTES = 128,
+    AC_TRACE_MAX_STRINGS = 1 << 20, /* reader's limit */
+    AC_TRACE_MAX_IDS = 4096         /* interned instances + call sites per process */
+};
+#define AC_TRACE_MAGIC "ACTRACE\0"
+
+enum { AC_TRACE_FLAG_GLOBAL_CLOCK = 1u << 0 };
+
+typedef struct {
+    uint32_t version;
+    int byteswapped; /* the file was written on a machine of the other byte order */
+    int32_t rank, nprocs;
+    uint32_t mask, flags;
+    uint64_t nrec, drops;
+    uint32_t nstr, lost_ids;
+    ac_trace_clock_t clock[2];
+    ac_trace_rec_t *rec; /* nrec records, oldest first; site and inst index str */
+    char **str;          /* nstr NUL-terminated strings */
+    char *strbuf;
+} ac_trace_file_t;
+
+/* Parses an image of a trace file (name is used in messages only). Every field is validated; a
+ * problem gives -1 with "name: offset N: reason" in err and nothing to free. */
+int ac_trace_parse(const void *buf, size_t len, const char *name, ac_trace_file_t *out, char *err,
+                   size_t errlen);
+/* Reads and parses a file (a FIFO or device is refused). */
+int ac_trace_read(const char *path, ac_trace_file_t *out, char *err, size_t errlen);
+void ac_trace_file_free(ac_trace_file_t *t);
+/* The network model of a file ("#net" string), 0; -1 when it has none. */
+int ac_trace_file_net(const ac_trace_file_t *t, double *alpha, double *beta);
+
+/* Writes ring r with the given strings (site and inst of the records index str) and header
+ * fields to path (through path.tmp renamed). Returns 0, or -1 with the reason in err. */
+typedef struct {
+    int32_t rank, nprocs;
+    uint32_t mask, flags, lost_ids;
+    ac_trace_clock_t clock[2];
+} ac_trace_meta_t;
+int ac_trace_write_file(const char *path, const ac_trace_meta_t *m, const ac_trace_ring_t *r,
+                        const char *const *str, uint32_t nstr, char *err, size_t errlen);
+
+const char *ac_trace_kind_name(int kind); /* NULL when not a kind */
+
+/* ---------------------------------------------------------------- arrival patterns per call site */
+
+/* One traced collective call of one rank (src/trace/trace_summary.c). */
+typedef struct {
+    int32_t leader;      /* world rank of the communicator's rank 0 (record peer), -1 unknown */
+    uint32_t comm;       /* that rank's number of the communicator (record comm) */
+    uint64_t seq;        /* call number on the communicator */
+    int kind;            /* collective */
+    int crank, csize;    /* rank in the communicator, its size */
+    int world;           /* world rank of the process */
+    uint64_t bytes;      /* selection size */
+    uint64_t site, inst; /* hashes of the call-site and instance strings (0 none) */
+    int64_t t_in, t_out; /* ns on rank 0's clock */
+} ac_arr_sample_t;
+
+/* Statistics of one (communicator, collective, call site of the communicator's rank 0). */
+typedef struct {
+    int32_t leader;
+    uint32_t comm;
+    int kind, csize;
+    uint64_t site, inst;             /* inst: the instance of the first call */
+    int inst_varied;                 /* another instance ran in some call */
+    uint64_t calls;                  /* complete invocations (the statistics are over these) */
+    uint64_t incomplete;             /* invocations without a record from every rank */
+    double bytes;                    /* mean selection size */
+    double elapsed;                  /* mean over calls of the average per-node time (s) */
+    double avg_imb, worst_imb;       /* means over calls (s) */
+    double avg_factor, worst_factor; /* means over calls */
+    double max_worst_imb, max_worst_factor;
+    uint64_t balanced;     /* calls with worst-case factor < 1 (the others are imbalanced) */
+    int late_rank;         /* rank (in the communicator) that arrived last most often, -1 none */
+    uint64_t late_count;   /* how often */
+    uint64_t *late_counts; /* csize counters */
+} ac_arr_group_t;
+
+/* FNV-1a 64 of a string (never 0). */
+uint64_t ac_trace_str_hash(const char *s);
+/* Matches the samples (sorted in place) into invocations and groups them; T(n) = alpha + beta
+ * n. *out is allocated (ac_arrival_groups_free). Returns 0, or -1 on bad input or out of
+ * memory. */
+int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
+                      size_t *nout);
+void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
+/* The collective records of a trace file as samples (clock offsets applied); out has room for
+ * t->nrec. Returns the number written. */
+size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
+
+/* ---------------------------------------------------------------- identifiers (spec 2.2) */
+
+enum { AC_INTERN_WORDS = 8, AC_INTERN_MAX = 1 << 24 };
+typedef struct {
+    uint64_t key[AC_INTERN_WORDS];
+    uint64_t hash;
+    int32_t id;
+    int nwords, used;
+} ac_intern_slot_t;
+typedef struct {
+    ac_intern_slot_t *slot;
+    size_t cap, n;
+} ac_intern_t; /* zero-initialised = empty */
+
+/* The dense id of key (1..AC_INTERN_WORDS words), made on first sight (0, 1, 2, ...); -1 out of
+ * memory, beyond AC_INTERN_MAX ids or on a bad length (src/trace/trace_intern.c). */
+int32_t ac_intern(ac_intern_t *m, const uint64_t *key, int nwords);
+/* The id of key, -1 when it was never interned. */
+int32_t ac_intern_find(const ac_intern_t *m, const uint64_t *key, int nwords);
+void ac_intern_free(ac_intern_t *m);
+/* Handle generations kept in a map of their own: the generation of a handle value (0 until it
+ * is first freed) and one more free of it. */
+uint64_t ac_intern_gen(ac_intern_t *gens, uint64_t handle);
+void ac_intern_bump(ac_intern_t *gens, uint64_t handle);
+
+#endif

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Collective tracing end to end (docs/tracing.md): known calls at p = 3 leave one trace file per
+# rank holding exactly those calls (ac_trace_check); autocoll-report reads them and names the
+# rank made to arrive late as the latest arriver with at least its sleep as worst-case
+# imbalance; bad settings and unusable directories give a message and tracing off, never a
+# crash; a damaged file gives a located message.
+# Point-to-point tracing (trace_p2p.c): records and identifiers checked, and the report's hit
+# ratios of the window heuristics against values counted by hand from the program's stream.
+# usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
+set -u
+prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
+shift 5
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run() { "$mpiexec" "$@"; }
+
+mkdir "$tmp/t"
+run "$@" -np 3 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$tmp/t" \
+    AUTOCOLL_BCAST=binomial "$prog" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "traced program exits 0 (its autocoll_arrival_patterns checks pass)" ||
+    { bad "traced program exit code $rc"; cat "$tmp/out"; }
+"$check" "$tmp/t" 3 >"$tmp/check" 2>&1 && ok "trace files hold exactly the calls made" ||
+    { bad "trace files"; cat "$tmp/check"; }
+ls "$tmp/t" | grep -q tmp && bad "temporary files left" || ok "no temporary file left"
+
+"$report" "$tmp/t" >"$tmp/rep" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "autocoll-report exits 0" || { bad "autocoll-report exit code $rc"; cat "$tmp/rep"; }
+# Arrival table row of the alltoall: p 3, 6 calls, worst-case imbalance >= 18 ms, latest rank 2
+# in all 6 calls, none balanced.
+row=$(awk -F'|' '/^## Process arrival/{a=1} a && $3 ~ / alltoall /' "$tmp/rep")
+echo "$row" | awk -F'|' '{gsub(/ /,"");
+  exit !($5 == 3 && $6 == 6 && $10 >= 18000 && $17 == "2(6)" && $15 == 0 && $16 == 6)}' &&
+    ok "report: rank 2 (20 ms late) is the latest arriver of all 6 alltoalls" ||
+    { bad "report alltoall arrival row: $row"; cat "$tmp/rep"; }
+grep -E '^\| 0\.0 \| bcast \|.*\| 400 \| 9 \|.*binomial \(9\) \| forced 9 \|' "$tmp/rep" >/dev/null &&
+    ok "report: 3 forced binomial bcasts of 400 B on 3 ranks" || bad "report bcast row"
+grep -E '^\| 0\.[0-9]+ \| allreduce \|.*\| 16 \| 14 \|' "$tmp/rep" >/dev/null &&
+    ok "report: 7 allreduces of 16 B on the 2-rank split communicator" || bad "report split row"
+
+# A damaged file: a located message, status 1, the other files still reported.
+mkdir "$tmp/bad"
+cp "$tmp/t"/autocoll-trace.0.bin "$tmp/t"/autocoll-trace.2.bin "$tmp/bad"/
+head -c 200 "$tmp/t"/autocoll-trace.1.bin >"$tmp/bad"/autocoll-trace.1.bin
+"$report" "$tmp/bad" >"$tmp/rep2" 2>"$tmp/err2"
+rc=$?
+[ $rc -eq 1 ] && grep -q 'autocoll-trace.1.bin: offset [0-9]*: ' "$tmp/err2" &&
+    grep -q '^2 rank files of 3' "$tmp/rep2" &&
+    ok "truncated file: located message, status 1, the others reported" ||
+    { bad "truncated file (status $rc)"; cat "$tmp/err2"; }
+"$report" "$tmp/nothere" >/dev/null 2>&1
+[ $? -eq 1 ] && ok "missing directory: status 1" || bad "missing directory"
+"$report" -a x "$tmp/t" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bad option: status 2" || bad "bad option"
+"$report" --version | grep -q '^autocoll-report (autocoll) ' && ok "--version" || bad "--version"
+"$report" --help | grep -q '^usage: autocoll-report' && ok "--help" || bad "--help"
+
+# Bad settings: a message naming the setting, tracing off (checked by the program), no files.
+mkdir "$tmp/e"
+for setting in "AUTOCOLL_TRACE=bogus|AUTOCOLL_TRACE='bogus'" \
+               "AUTOCOLL_TRACE_DIR=$tmp/none|AUTOCOLL_TRACE_DIR='$tmp/none': No such file" \
+               "AUTOCOLL_TRACE_DIR=$tmp/t/autocoll-trace.0.bin|not a directory"; do
+  env=${setting%%|*} msg=${setting#*|}
+  run "$@" -np 3 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$tmp/e" "$env" \
+      "$prog" --off >"$tmp/out" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] && grep -qF "$msg" "$tmp/out" && [ -z "$(ls "$tmp/e")" ] &&
+      ok "$env: message, tracing off, no file" || { bad "$env (status $rc)"; cat "$tmp/out"; }
+done
+# Point-to-point only: no collective records, autocoll_arrival_patterns says tracing is off.
+mkdir "$tmp/q"
+run "$@" -np 3 env AUTOCOLL_TRACE=p2p AUTOCOLL_TRACE_DIR="$tmp/q" "$prog" --off >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && [ "$(ls "$tmp/q" | wc -l)" -eq 3 ] && "$report" "$tmp/q" | grep -q '^| 0\.0 |' &&
+    bad "AUTOCOLL_TRACE=p2p: collective records present" ||
+    { [ $rc -eq 0 ] && [ "$(ls "$tmp/q" | wc -l)" -eq 3 ] &&
+          ok "AUTOCOLL_TRACE=p2p: files, no collective records, arrival patterns off" ||
+          { bad "AUTOCOLL_TRACE=p2p (status $rc)"; cat "$tmp/out"; }; }
+# A bad ring size keeps the default; a small ring overwrites (drops counted, calls incomplete).
+mkdir "$tmp/r"
+run "$@" -np 3 env AUTOCOLL_TRACE=all AUTOCOLL_TRACE_DIR="$tmp/r" AUTOCOLL_TRACE_RECORDS=5 \
+    AUTOCOLL_BCAST=binomial "$prog" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q "AUTOCOLL_TRACE_RECORDS='5'" "$tmp/out" && "$check" "$tmp/r" 3 >/dev/null &&
+    ok "AUTOCOLL_TRACE_RECORDS=5: message, default ring, complete files" ||
+    { bad "AUTOCOLL_TRACE_RECORDS=5 (status $rc)"; cat "$tmp/out"; }
+rm -f "$tmp/r"/*
+run "$@" -np 3 env AUTOCOLL_TRACE=coll AUTOCOLL_TRACE_DIR="$tmp/r" AUTOCOLL_TRACE_RECORDS=16 \
+    "$prog" >"$tmp/out" 2>&1
+"$report" "$tmp/r" >"$tmp/rep3" 2>&1
+rc=$?
+[ $rc -eq 0 ] && grep -q '^3 rank files of 3 .*; 29 records overwritten' "$tmp/rep3" &&
+    ok "16-record rings: the report counts 29 (12 + 5 + 12) overwritten records" ||
+    { bad "small ring (status $rc)"; head -5 "$tmp/rep3"; }
+
+# Point-to-point: per rank the send stream is (A B) x 50, A (sendrecv_replace), A (send), C, D
+# (two duplicates): LRU with window 2 hits 98 + 2 of 104 = 0.962, window 1 hits 1 of 104 = 0.010;
+# the receive stream (L R) x 50, W (wildcard), E, F: window 2 hits 98 of 103 = 0.951.
+mkdir "$tmp/p"
+run "$@" -np 3 env AUTOCOLL_TRACE=p2p AUTOCOLL_TRACE_DIR="$tmp/p" "$p2p" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "p2p program exits 0" || { bad "p2p program exit code $rc"; cat "$tmp/out"; }
+"$check" "$tmp/p" 3 p2p >"$tmp/check" 2>&1 && ok "p2p records and identifiers" ||
+    { bad "p2p trace files"; cat "$tmp/check"; }
+"$report" "$tmp/p" >"$tmp/rep4" 2>&1 || bad "autocoll-report on p2p traces"
+awk '/hit ratios, send side/{s=1} /hit ratios, receive side/{s=2}
+     s==1 && /^\| LRU \| 2 \| 0.962 \/ 0.962 \/ 0.962 \|$/ {a++}
+     s==1 && /^\| LRU \| 1 \| 0.010 \/ 0.010 \/ 0.010 \|$/ {b++}
+     s==2 && /^\| LRU \| 2 \| 0.951 \/ 0.951 \/ 0.951 \|$/ {c++}
+     END {exit !(a==1 && b==1 && c==1)}' "$tmp/rep4" &&
+    ok "report: LRU hit ratios 0.962 (k = 2), 0.010 (k = 1) sends, 0.951 (k = 2) receives" ||
+    { bad "report p2p hit ratios"; cat "$tmp/rep4"; }
+[ "$(grep -cE '^\| (LRU|Better-cycle2|Tag-bettercycle2) \| (1|10) \|( [0-9.]+ / [0-9.]+ / [0-9.]+ \|){4}$' "$tmp/rep4")" -eq 6 ] &&
+    ok "report: reconfiguration-hiding table (3 predictors x 2 CPU factors x 4 delays)" ||
+    bad "report reconfiguration table"
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,178 @@
+/*
+ * Checks the trace files that trace_calls.c leaves (usage: ac_trace_check DIR NP): every rank's
+ * file exists and parses, and holds exactly the calls of trace_calls.h on MPI_COMM_WORLD (kind,
+ * selection size, root, call numbers 1..N in order, this rank and the size, one communicator key
+ * the same on every rank), the forced broadcast's instance name at every broadcast, and on the
+ * even ranks the allreduce calls of the split communicator under another key. Clock estimates
+ * and the network model must be present. Prints one line per problem; exit status 1 if any.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mpi.h>
+#include "../../src/trace/trace.h"
+#include "trace_calls.h"
+
+static int fails;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fails++;                                                                               \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+/* The records of trace_p2p.c on rank r of np. */
+static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np) {
+    int right = (r + 1) % np, left = (r + np - 1) % np;
+    uint64_t i = 0;
+    int32_t sid[2] = {-1, -1}, rid[2] = {-1, -1};
+#define NEXT(K)                                                                                    \
+    do {                                                                                           \
+        if (i >= t->nrec) {                                                                        \
+            CHECK(0, "%s: %llu records, expected more", path, (unsigned long long)t->nrec);        \
+            return;                                                                                \
+        }                                                                                          \
+        x = &t->rec[i++];                                                                          \
+        CHECK(x->kind == (K), "%s: record %llu is %s, expected %s", path,                          \
+              (unsigned long long)i - 1, ac_trace_kind_name(x->kind), ac_trace_kind_name(K));      \
+    } while (0)
+    const ac_trace_rec_t *x;
+    for (int it = 0; it < TP_ITER; it++) {
+        for (int k = 0; k < 2; k++) {
+            NEXT(AC_TK_IRECV);
+            CHECK(x->peer == (k ? right : left) && x->tag == k + 1 && x->count == 1 &&
+                      x->bytes == sizeof(int) && x->ident >= 0 && !(x->flags & AC_TF_WILDCARD),
+                  "%s: irecv %d of iteration %d: peer %d tag %d count %d ident %d", path, k, it,
+                  x->peer, x->tag, x->count, x->ident);
+            if (it == 0) rid[k] = x->ident;
+            CHECK(x->ident == rid[k], "%s: irecv %d of iteration %d: identifier %d, not %d", path,
+                  k, it, x->ident, rid[k]);
+        }
+        for (int k = 0; k < 2; k++) {
+            NEXT(AC_TK_ISEND);
+            CHECK(x->peer == (k ? left : right) && x->tag == k + 1 && x->bytes == sizeof(int),
+                  "%s: isend %d of iteration %d: peer %d tag %d", path, k, it, x->peer, x->tag);
+            if (it == 0) sid[k] = x->ident;
+            CHECK(x->ident == sid[k], "%s: isend %d of iteration %d: identifier %d, not %d", path,
+                  k, it, x->ident, sid[k]);
+        }
+        NEXT(AC_TK_WAITALL);
+    }
+    /* with p = 2 left and right are one destination: one send identifier */
+    CHECK(np == 2 ? sid[0] == sid[1] : (sid[0] == 0 && sid[1] == 1),
+          "%s: send identifiers %d %d (dense, first-seen order, one per <dest, comm>)", path,
+          sid[0], sid[1]);
+    CHECK(rid[0] == 0 && rid[1] == 1, "%s: receive identifiers %d %d", path, rid[0], rid[1]);
+    NEXT(AC_TK_SENDRECV_REPLACE);
+    CHECK((x->flags & AC_TF_REPLACE_RECV) && x->ident == sid[0] && x->status_source == left,
+          "%s: sendrecv_replace: flags 0x%x ident %d status source %d", path, x->flags, x->ident,
+          x->status_source);
+    NEXT(AC_TK_SEND);
+    NEXT(AC_TK_RECV);
+    CHECK((x->flags & AC_TF_WILDCARD) && x->status_source == left && x->peer == MPI_ANY_SOURCE,
+          "%s: wildcard recv: flags 0x%x, status source %d", path, x->flags, x->status_source);
+    int32_t dup_send[2], dup_comm[2];
+    for (int k = 0; k < 2; k++) {
+        NEXT(AC_TK_SEND);
+        dup_send[k] = x->ident;
+        dup_comm[k] = (int32_t)x->comm;
+        NEXT(AC_TK_RECV);
+    }
+    CHECK(dup_send[0] != dup_send[1] && dup_send[0] != sid[0] && dup_send[1] != sid[0] &&
+              dup_comm[0] != dup_comm[1],
+          "%s: sends on two successive duplicates share identifier %d / %d (comm %d / %d)", path,
+          dup_send[0], dup_send[1], dup_comm[0], dup_comm[1]);
+    CHECK(i == t->nrec, "%s: %llu records, expected %llu", path, (unsigned long long)t->nrec,
+          (unsigned long long)i);
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "p2p"))) {
+        fprintf(stderr, "usage: ac_trace_check DIR NP [p2p]\n");
+        return 2;
+    }
+    int np = atoi(argv[2]), p2p = argc == 4;
+    uint32_t world_comm = 0, sub_comm = 0;
+    for (int r = 0; r < np; r++) {
+        char path[4096], err[1024];
+        snprintf(path, sizeof path, "%s/autocoll-trace.%d.bin", argv[1], r);
+        ac_trace_file_t t;
+        if (ac_trace_read(path, &t, err, sizeof err) != 0) {
+            CHECK(0, "rank %d: %s", r, err);
+            continue;
+        }
+        CHECK(t.rank == r && t.nprocs == np, "%s: rank %d of %d in the header", path, t.rank,
+              t.nprocs);
+        CHECK(t.drops == 0, "%s: %llu drops", path, (unsigned long long)t.drops);
+        double al, be;
+        CHECK(ac_trace_file_net(&t, &al, &be) == 0 && al > 0, "%s: no network model", path);
+        CHECK(t.clock[0].residual >= 0 && t.clock[1].residual >= 0 &&
+                  (r > 0 || (t.clock[0].offset == 0 && t.clock[1].offset == 0)),
+              "%s: clock estimates missing (residuals %lld %lld)", path,
+              (long long)t.clock[0].residual, (long long)t.clock[1].residual);
+        if (p2p) {
+            check_p2p(&t, path, r, np);
+            goto next;
+        }
+        uint64_t i = 0, seq = 0, sub = 0;
+        for (int c = 0; c < TC_NWORLD; c++)
+            for (int k = 0; k < tc_world[c].calls; k++) {
+                /* the split communicator's records come after the world's */
+                const tc_call_t *e = &tc_world[c];
+                if (i >= t.nrec) {
+                    CHECK(0, "%s: only %llu records, expected more %s calls", path,
+                          (unsigned long long)t.nrec, ac_coll_name(e->coll));
+                    goto next;
+                }
+                const ac_trace_rec_t *x = &t.rec[i++];
+                seq++;
+                if (r == 0 && seq == 1) world_comm = x->comm;
+                CHECK(x->kind == e->coll, "%s: record %llu: %s, expected %s", path,
+                      (unsigned long long)i - 1, ac_trace_kind_name(x->kind),
+                      ac_coll_name(e->coll));
+                CHECK(x->bytes == (uint64_t)e->count * (uint64_t)e->elem,
+                      "%s: record %llu (%s): %llu B, expected %d", path, (unsigned long long)i - 1,
+                      ac_coll_name(e->coll), (unsigned long long)x->bytes, e->count * e->elem);
+                CHECK(x->root == (e->root < 0 ? AC_TRACE_NONE : e->root),
+                      "%s: record %llu: root %d, expected %d", path, (unsigned long long)i - 1,
+                      x->root, e->root);
+                CHECK(x->seq == seq && x->peer == 0 && x->comm == world_comm && x->ident == r &&
+                          x->count == np,
+                      "%s: record %llu: call %llu, comm %d.%u, rank %d of %d; expected call %llu "
+                      "of comm 0.%u, rank %d of %d",
+                      path, (unsigned long long)i - 1, (unsigned long long)x->seq, x->peer, x->comm,
+                      x->ident, x->count, (unsigned long long)seq, world_comm, r, np);
+                CHECK(x->inst < t.nstr && x->src != AC_TRACE_NOSRC && !(x->flags & AC_TF_ERROR),
+                      "%s: record %llu: no instance or decision source", path,
+                      (unsigned long long)i - 1);
+                if (e->coll == AUTOCOLL_BCAST && x->inst < t.nstr)
+                    CHECK(!strcmp(t.str[x->inst], TC_BCAST_INST) && x->src == 1,
+                          "%s: record %llu: bcast ran %s (source %u), expected forced %s", path,
+                          (unsigned long long)i - 1, t.str[x->inst], x->src, TC_BCAST_INST);
+            }
+        for (; i < t.nrec; i++) {
+            const ac_trace_rec_t *x = &t.rec[i];
+            sub++;
+            if (r == 0 && sub == 1) sub_comm = x->comm;
+            CHECK(r % 2 == 0 && x->kind == AUTOCOLL_ALLREDUCE && x->bytes == 16 && x->seq == sub &&
+                      x->peer == 0 && x->comm == sub_comm && sub_comm != world_comm &&
+                      x->ident == r / 2 && x->count == (np + 1) / 2,
+                  "%s: record %llu: %s of %llu B, call %llu, comm %d.%u, rank %d of %d: not an "
+                  "expected allreduce of the split communicator",
+                  path, (unsigned long long)i, ac_trace_kind_name(x->kind),
+                  (unsigned long long)x->bytes, (unsigned long long)x->seq, x->peer, x->comm,
+                  x->ident, x->count);
+        }
+        CHECK(sub == (r % 2 == 0 ? TC_SUB_ALLREDUCE : 0u), "%s: %llu split-communicator calls",
+              path, (unsigned long long)sub);
+    next:
+        ac_trace_file_free(&t);
+    }
+    printf("%s: %d problem%s\n", argv[0], fails, fails == 1 ? "" : "s");
+    return fails ? 1 : 0;
+}
