@@ -136,6 +136,47 @@ static int key_eq(const ac_key_t *x, const ac_key_t *y) {
            x->exact == y->exact && x->size == y->size && x->site == y->site;
 }
 
+/* ---------------------------------------------------------------- learning settings */
+
+/* AUTOCOLL_LEARN (race | classic), AUTOCOLL_EXPLORE, AUTOCOLL_RACE_MARGIN, AUTOCOLL_RACE_ITER
+ * (docs/adaptive.md, "Learning cost"). SETTINGS-MOVE: read here with getenv until they join
+ * src/core/settings.c (ac_g.set.learn, .explore, .race_margin, .race_iter). The environment
+ * is the same on every rank (as for every other setting), so all ranks learn alike. */
+typedef struct {
+    int race;
+    double explore, margin;
+    int iter;
+} ac_learn_t;
+
+static double env_num(const char *name, double dflt, double lo, double hi) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end;
+    double x = strtod(v, &end);
+    if (*end || !(x >= lo && x <= hi)) {
+        ac_log("%s=%s ignored: expected a number in [%g, %g]", name, v, lo, hi);
+        return dflt;
+    }
+    return x;
+}
+
+static const ac_learn_t *learn_cfg(void) {
+    static ac_learn_t l;
+    static int done;
+    if (done) return &l;
+    const char *m = getenv("AUTOCOLL_LEARN");
+    l.race = 1;
+    if (m && !strcmp(m, "classic"))
+        l.race = 0;
+    else if (m && *m && strcmp(m, "race"))
+        ac_log("AUTOCOLL_LEARN=%s ignored: expected race or classic", m);
+    l.explore = env_num("AUTOCOLL_EXPLORE", 0.10, 0.001, 100);
+    l.margin = env_num("AUTOCOLL_RACE_MARGIN", 0.10, 0, 100);
+    l.iter = (int)env_num("AUTOCOLL_RACE_ITER", 3, 1, AC_STAR_MAX);
+    done = 1;
+    return &l;
+}
+
 /* ---------------------------------------------------------------- entries */
 
 static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
@@ -153,7 +194,7 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
     ad->rank = ctx->rank;
     ad->id = ctx->id;
-    ac_net_measure(ctx, &ad->env.net);
+    ac_net_measure(ctx, &ad->env.net, learn_cfg()->race);
     ac_lock();
     ad->next_live = live;
     live = ad;
@@ -176,8 +217,27 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
      * their calls are scored by the rank that finishes last. */
     /* auto = max: completion time (docs/adaptive.md, "Statistic") */
     int stat_max = ac_g.set.stat != 1;
-    ac_star_cfg_t cfg = {ac_g.set.iter, ac_g.set.eps,      ac_g.set.delta_max,
-                         stat_max,      ac_g.set.grouping, ac_g.set.margin};
+    ac_star_cfg_t cfg = {.iter = ac_g.set.iter,
+                         .eps = ac_g.set.eps,
+                         .delta_max = ac_g.set.delta_max,
+                         .stat_max = stat_max,
+                         .grouping = ac_g.set.grouping,
+                         .margin = ac_g.set.margin};
+    const ac_learn_t *l = learn_cfg();
+    if (l->race) {
+        /* The best known choice: the MPI library's own algorithm, else the best prediction
+         * (candidates come in predicted order). */
+        cfg.race = 1;
+        cfg.race_margin = l->margin;
+        cfg.explore = l->explore;
+        cfg.race_iter = l->iter;
+        cfg.incumbent = 0;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->cand[i].alg->name, "native")) {
+                cfg.incumbent = i;
+                break;
+            }
+    }
     if (n <= 0 || ac_star_init(&e->star, &cfg, ad->env.p, n, group) != 0) {
         ac_star_free(&e->star);
         free(e);
@@ -234,7 +294,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
     }
     tk->entry = e;
     tk->cand = ac_star_next(&e->star);
-    tk->probe = e->star.stage == AC_STAR_MEASURE;
+    tk->probe = ac_star_probing(&e->star);
     *out = e->cand[tk->cand];
     double t = PMPI_Wtime() - t0;
     *(tk->probe ? &e->book_measure : &e->book_monitor) += t;

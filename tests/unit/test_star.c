@@ -4,7 +4,11 @@
  * across the copies exactly as MPI would. Checks: the fastest candidate is chosen; after the
  * chosen candidate slows down for good it switches, after a transient spike it does not; every
  * copy runs the same candidate at every call; grouping needs fewer probe calls; the monitoring
- * factor doubles up to its cap; edge cases (one candidate, ITER = 1).
+ * factor doubles up to its cap; edge cases (one candidate, ITER = 1). Racing (cfg.race): a
+ * clearly slower candidate is dropped after its first call while a close one is sampled to the
+ * end; the no-regret rule runs the incumbent while the budget is spent, keeps the probes'
+ * excess within the budget (plus one batch), replaces the incumbent once a candidate has
+ * proven faster, and leaves a short run untouched.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -83,7 +87,7 @@ static double scen_clock(int c, long call, int rank, void *arg) {
     return t;
 }
 
-static const ac_star_cfg_t basic = {10, 0.10, 64, 0, 0, 0};
+static const ac_star_cfg_t basic = {.iter = 10, .eps = 0.10, .delta_max = 64};
 
 static void picks_fastest(void **st) {
     (void)st;
@@ -260,6 +264,98 @@ static void iter_one_and_bad_init(void **st) {
     assert_int_equal(ac_star_init(&s, &basic, 4, AC_STAR_MAX + 1, NULL), -1);
 }
 
+static const ac_star_cfg_t racing = {.iter = 10,
+                                     .eps = 0.10,
+                                     .delta_max = 64,
+                                     .stat_max = 1,
+                                     .race = 1,
+                                     .race_margin = 0.10,
+                                     .explore = 0.10,
+                                     .race_iter = 3,
+                                     .incumbent = 0};
+
+/* Calls per candidate, counted by the test from what the copies ran. */
+static void race_run(world_t *w, scen_t *sc, int calls, long *ran) {
+    for (int i = 0; i < calls; i++)
+        ran[world_call(w, scen_clock, sc)]++;
+}
+
+static void race_drops_slow_after_one_call(void **st) {
+    (void)st;
+    /* Incumbent 0 (2 ms); 1 is the best (1 ms); 4 is within 5 % of it; 2, 3, 5 are at least
+     * 5 times slower: each must cost exactly one call. An ample budget isolates the racing. */
+    scen_t sc = {{2, 1, 5, 6, 1.05, 8}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 100;
+    world_t w;
+    world_init(&w, &cfg, 6, NULL);
+    long ran[6] = {0};
+    race_run(&w, &sc, 300, ran);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(ac_star_next(&w.s[0]), 1);
+    assert_int_equal(ran[2], 1);
+    assert_int_equal(ran[3], 1);
+    assert_int_equal(ran[5], 1);
+    assert_true(w.s[0].drops >= 3);
+    assert_true(!w.s[0].alive[2] && !w.s[0].alive[3] && !w.s[0].alive[5]);
+    /* The close one is not dropped on its first call: it gets all its samples. */
+    assert_int_equal(w.s[0].nsamp[4], cfg.race_iter);
+    /* Far fewer probe calls than ITER per candidate (classic: 50). */
+    assert_true(w.s[0].probe_calls <= 1 + 1 + 1 + 3 + 3);
+    world_free(&w);
+}
+
+static void race_no_regret(void **st) {
+    (void)st;
+    /* Incumbent 0 (1 ms); 1 is the best (0.5 ms), probed first; 2..8 cost 3 ms. */
+    scen_t sc = {{1, 0.5, 3, 3, 3, 3, 3, 3, 3}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 0.05;
+    world_t w;
+    world_init(&w, &cfg, 9, NULL);
+    /* A short run is not explored at all: the budget (5 % of the time so far) does not yet
+     * cover a batch of probes. */
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(world_call(&w, scen_clock, &sc), 0);
+    assert_int_equal(w.s[0].probe_calls, 0);
+    /* Long run: at every call the time spent beyond what the incumbent alone would have cost
+     * (1 ms a call, up to 3 % jitter) stays within the budget plus one batch of probes
+     * (3 x 2 ms), computed here from the clock. */
+    double total = 0.030;
+    long n = 30;
+    int proven_while_measuring = 0;
+    for (long i = 30; i < 3000; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        total += sc.base[c] * 1e-3;
+        n++;
+        assert_true(total - n * 1.03e-3 <= cfg.explore * total + 3 * 2e-3 * 1.03);
+        /* Once proven faster (race_iter samples), 1 runs instead of 0 while the others are
+         * still being explored. */
+        if (w.s[0].stage == AC_STAR_MEASURE && w.s[0].cur == 1 && c == 1) proven_while_measuring++;
+    }
+    assert_true(proven_while_measuring > 10);
+    assert_int_equal(w.s[0].cur, 1);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    long before = w.s[0].calls;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(world_call(&w, scen_clock, &sc), 1);
+    assert_int_equal(w.s[0].calls, before + 100);
+    world_free(&w);
+    /* Nothing beats the incumbent: exploring costs at most the budget (plus one batch) at
+     * every call, and all of it is done within 3000 calls. */
+    scen_t worse = {{1, 3, 3, 3, 3, 3, 3, 3, 3}, -1, 0, 0, 1};
+    world_init(&w, &cfg, 9, NULL);
+    total = 0;
+    for (n = 1; n <= 3000; n++) {
+        total += worse.base[world_call(&w, scen_clock, &worse)] * 1e-3;
+        assert_true(total - n * 1.03e-3 <= cfg.explore * total + 3 * 2e-3 * 1.03);
+    }
+    assert_int_equal(w.s[0].cur, 0);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].probe_calls, 8);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -272,6 +368,8 @@ int main(void) {
         cmocka_unit_test(switch_into_group_probes_its_members),
         cmocka_unit_test(single_candidate_never_reduces),
         cmocka_unit_test(iter_one_and_bad_init),
+        cmocka_unit_test(race_drops_slow_after_one_call),
+        cmocka_unit_test(race_no_regret),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
