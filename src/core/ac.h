@@ -212,6 +212,11 @@ typedef struct {
     int check;           /* AUTOCOLL_CHECK: verify at every call that all ranks agree (0) */
     int fault;           /* AUTOCOLL_TEST_FAULT: collective whose results get corrupted (-1) */
     char cand[AUTOCOLL_NCOLL][512]; /* AUTOCOLL_CANDIDATES_<COLL>: comma list ("" = all) */
+    /* The adaptive engine's learning (docs/adaptive.md, "Learning cost"). */
+    int learn;          /* AUTOCOLL_LEARN: 1 race (racing + no-regret), 0 classic (STAR's) (1) */
+    double explore;     /* AUTOCOLL_EXPLORE: exploration budget, fraction of a key's time (0.10) */
+    double race_margin; /* AUTOCOLL_RACE_MARGIN: base drop margin of the racing (0.10) */
+    int race_iter;      /* AUTOCOLL_RACE_ITER: samples before a candidate can be chosen (3) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -136,47 +136,6 @@ static int key_eq(const ac_key_t *x, const ac_key_t *y) {
            x->exact == y->exact && x->size == y->size && x->site == y->site;
 }
 
-/* ---------------------------------------------------------------- learning settings */
-
-/* AUTOCOLL_LEARN (race | classic), AUTOCOLL_EXPLORE, AUTOCOLL_RACE_MARGIN, AUTOCOLL_RACE_ITER
- * (docs/adaptive.md, "Learning cost"). SETTINGS-MOVE: read here with getenv until they join
- * src/core/settings.c (ac_g.set.learn, .explore, .race_margin, .race_iter). The environment
- * is the same on every rank (as for every other setting), so all ranks learn alike. */
-typedef struct {
-    int race;
-    double explore, margin;
-    int iter;
-} ac_learn_t;
-
-static double env_num(const char *name, double dflt, double lo, double hi) {
-    const char *v = getenv(name);
-    if (!v || !*v) return dflt;
-    char *end;
-    double x = strtod(v, &end);
-    if (*end || !(x >= lo && x <= hi)) {
-        ac_log("%s=%s ignored: expected a number in [%g, %g]", name, v, lo, hi);
-        return dflt;
-    }
-    return x;
-}
-
-static const ac_learn_t *learn_cfg(void) {
-    static ac_learn_t l;
-    static int done;
-    if (done) return &l;
-    const char *m = getenv("AUTOCOLL_LEARN");
-    l.race = 1;
-    if (m && !strcmp(m, "classic"))
-        l.race = 0;
-    else if (m && *m && strcmp(m, "race"))
-        ac_log("AUTOCOLL_LEARN=%s ignored: expected race or classic", m);
-    l.explore = env_num("AUTOCOLL_EXPLORE", 0.10, 0.001, 100);
-    l.margin = env_num("AUTOCOLL_RACE_MARGIN", 0.10, 0, 100);
-    l.iter = (int)env_num("AUTOCOLL_RACE_ITER", 3, 1, AC_STAR_MAX);
-    done = 1;
-    return &l;
-}
-
 /* ---------------------------------------------------------------- entries */
 
 static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
@@ -194,7 +153,7 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
     ad->rank = ctx->rank;
     ad->id = ctx->id;
-    ac_net_measure(ctx, &ad->env.net, learn_cfg()->race);
+    ac_net_measure(ctx, &ad->env.net, ac_g.set.learn);
     ac_lock();
     ad->next_live = live;
     live = ad;
@@ -223,14 +182,16 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
                          .stat_max = stat_max,
                          .grouping = ac_g.set.grouping,
                          .margin = ac_g.set.margin};
-    const ac_learn_t *l = learn_cfg();
-    if (l->race) {
-        /* The best known choice: the MPI library's own algorithm, else the best prediction
+    if (ac_g.set.learn) {
+        /* Racing and no-regret (docs/adaptive.md, "Learning cost"). The settings are rank 0's
+         * on every rank (src/core/state.c) and the candidate list is built alike everywhere,
+         * so every rank configures the same state machine. The best known choice is the MPI
+         * library's own algorithm; when the models pruned it, the best prediction
          * (candidates come in predicted order). */
         cfg.race = 1;
-        cfg.race_margin = l->margin;
-        cfg.explore = l->explore;
-        cfg.race_iter = l->iter;
+        cfg.race_margin = ac_g.set.race_margin;
+        cfg.explore = ac_g.set.explore;
+        cfg.race_iter = ac_g.set.race_iter;
         cfg.incumbent = 0;
         for (int i = 0; i < n; i++)
             if (!strcmp(e->cand[i].alg->name, "native")) {

@@ -25,7 +25,6 @@
  */
 #include "star.h"
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,12 +97,11 @@ static int race_init(ac_star_t *s) {
     s->buflen = len;
     for (int c = 0; c < s->n; c++)
         s->alive[c] = 1;
-    /* The incumbent first, race_iter single-call samples: its time and its spread. */
+    /* The incumbent first, race_iter calls in one entry: its time without the first call,
+     * which absorbs what came before (the communicator's set-up, the application's skew). */
     s->cur = s->cfg.incumbent;
-    int cand[AC_STAR_MAX], calls[AC_STAR_MAX];
-    for (int i = 0; i < s->cfg.race_iter; i++)
-        cand[i] = s->cur, calls[i] = 1;
-    return race_batch(s, cand, calls, s->cfg.race_iter);
+    int cand = s->cur, calls = s->cfg.race_iter;
+    return race_batch(s, &cand, &calls, 1);
 }
 
 /* Best mean among live sampled candidates with at least min samples (-1: none). */
@@ -141,6 +139,10 @@ static void race_decide(ac_star_t *s) {
             s->ncln[c] ? s->csum[c] / (double)s->ncln[c] : s->tsum[c] / (double)s->nsamp[c];
         s->total += v;
         s->ntotal += k;
+        if (c != s->cfg.incumbent) {
+            s->xsum += v;
+            s->xn += k;
+        }
     }
     /* Successive elimination against the best mean, with the noise seen on it. */
     int best = race_best(s, 1);
@@ -172,9 +174,12 @@ static void race_decide(ac_star_t *s) {
         start_monitor(s);
         return;
     }
-    /* Regret: the time spent beyond what the initial incumbent (the MPI library's algorithm)
-     * would have cost; savings of a better incumbent or of fast probes fund exploration. */
-    s->regret = s->total - (double)s->ntotal * s->score[s->cfg.incumbent];
+    /* Regret: what the calls of other candidates cost beyond as many calls of the initial
+     * incumbent (the MPI library's algorithm); savings of a better incumbent or of fast probes
+     * fund exploration. The incumbent's own calls are the reference: they add no regret, even
+     * the first call of an entry that absorbs the skew of a reduction. */
+    double inc = s->score[s->cfg.incumbent];
+    s->regret = s->xsum - (double)s->xn * inc;
     double b = s->score[s->cur], avail = s->cfg.explore * s->total - s->regret, need = 0;
     int cand[2 * AC_STAR_MAX], calls[2 * AC_STAR_MAX], k = 0;
     for (int i = 0; i < np && i < AC_RACE_BATCH; i++)
@@ -182,7 +187,8 @@ static void race_decide(ac_star_t *s) {
     if (need > avail) {
         /* Earn a batch (one reduction per AC_RACE_BATCH probes at least, fewer only when
          * fewer are pending): m calls of the incumbent add explore x m x b to the budget. */
-        double m = s->cfg.explore > 0 && b > 0 ? ceil((need - avail) / (s->cfg.explore * b)) : 1e9;
+        double gain = s->cfg.explore * b + (inc > b ? inc - b : 0);
+        double m = gain > 0 ? ceil((need - avail) / gain) : 1e9;
         cand[0] = s->cur;
         calls[0] = m < 1 ? 1 : m > 65536 ? 65536 : (int)m;
         k = 1;
@@ -196,10 +202,6 @@ static void race_decide(ac_star_t *s) {
             calls[k++] = s->nsamp[c] == 0 ? 1 : s->cfg.race_iter - (int)s->nsamp[c];
         }
     }
-    if (getenv("AC_RACE_DEBUG"))
-        fprintf(stderr,
-                "race: calls %ld total %.6f regret %.6f b %.6f cur %d k %d first %d x%d np %d\n",
-                s->calls, s->total, s->regret, b, s->cur, k, cand[0], calls[0], np);
     race_batch(s, cand, calls, k);
 }
 

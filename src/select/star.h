@@ -81,6 +81,9 @@ typedef struct {
     double total, regret; /* agreed seconds: all calls of the key, excess over the initial
                              incumbent's time for as many calls */
     long ntotal;          /* calls behind total */
+    double xsum;          /* agreed seconds of the calls of candidates other than the initial
+                             incumbent */
+    long xn;              /* calls behind xsum */
     long drops;           /* candidates eliminated */
 } ac_star_t;
 

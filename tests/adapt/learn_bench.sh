@@ -30,9 +30,9 @@ for pt in "$@"; do
       # TOTAL coll bytes calls K engine E oracle O native N engine/oracle R1 engine/native R2
       #   probe-calls P settled S
       set -- $line
-      printf '%-10s %8s %5s | %-8s %13s %13s %7s\n' "$c" "$n" "$k" "$m" "${12:-?}" "${14:-?}" \
-        "${16:-?}"
-      echo "$k $m ${12:-0} ${14:-0}" >>"$dir/summary"
+      printf '%-10s %8s %5s | %-8s %13s %13s %7s\n' "$c" "$n" "$k" "$m" "${13:-?}" "${15:-?}" \
+        "${17:-?}"
+      echo "$k $m ${13:-0} ${15:-0}" >>"$dir/summary"
     done
   done
 done
