@@ -6,22 +6,27 @@
  *
  * Times cross ranks as integer nanoseconds so that the reduction is exact and order-free.
  *
- * Racing (cfg.race; star.h): the measurement runs in batches of (candidate, calls) entries; the
- * batch's buffer holds each rank's summed time per entry, with and without the entry's first
- * call, and is reduced with MAX, so a sample is the slowest rank's mean over the entry's calls
- * (the completion-time statistic). The first call after another candidate or a reduction
- * absorbs the skew they leave between ranks: a candidate's score is its mean without the first
- * call of each entry once it has such calls, else the mean of its single-call samples. After
- * each batch: samples are added, candidates clearly slower than the best mean are dropped
- * (margin: race_margin + the best's relative spread, capped at 0.25), a candidate with
- * race_iter samples and a better mean becomes the incumbent, and the next batch is planned:
- * the pending probes in order (survivors by mean, then unsampled ones in probe order) while
- * their expected excess (unsampled: half an incumbent time, sampled: their excess over it, at
- * least a tenth of it; a survivor gets its remaining samples in one entry) fit the budget
- * explore x total - regret (regret: the time spent beyond what the initial incumbent would
- * have cost, so the savings of a better incumbent and of fast probes earn budget), at least AC_RACE_BATCH of them per reduction (fewer only when
- * fewer are pending), else the incumbent for as many calls as it takes to earn such a batch. Cost per key: one call per dropped
- * candidate, race_iter per survivor, one reduction per batch; O(n log n) work per decision.
+ * Racing (cfg.race; star.h; docs/adaptive.md "Learning cost"): the measurement runs in
+ * batches of (candidate, calls) entries; the batch's buffer holds each rank's summed time per
+ * entry, with and without the entry's first call, and is reduced with MAX, so a sample is the
+ * slowest rank's time over the entry's calls (the completion-time statistic). The first call
+ * of an entry absorbs the skew that the previous candidate or the reduction left between ranks:
+ * a candidate's score is its mean without the first call of each entry once it has such calls,
+ * else the mean of its single-call samples. The key starts with one entry of race_iter calls
+ * of the incumbent. After each batch: samples are added; candidates clearly slower than the
+ * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
+ * with race_iter samples and a better mean than the current choice becomes it; the next batch
+ * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
+ * order) while their expected excess over the current choice's time b (unsampled: b / 2,
+ * sampled: their measured excess, at least b / 10, per remaining sample; a survivor gets its
+ * remaining samples in one entry) fits the budget explore x total - regret, where regret is
+ * what the other candidates' calls cost beyond as many calls of the initial incumbent (so fast
+ * probes and a better choice earn budget; the incumbent's own calls are the reference and add
+ * none). At least AC_RACE_BATCH probes go into a batch (fewer only when fewer are pending);
+ * while they do not fit, the current choice runs for as many calls as it takes to earn them.
+ * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
+ * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
+ * call count, so every rank plans the same batches.
  */
 #include "star.h"
 #include <math.h>

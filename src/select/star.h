@@ -21,15 +21,17 @@
  * measurement is a sequence of small batches, each closed by one reduction (MAX of each rank's
  * summed time per batch entry), so every decision below uses agreed numbers only:
  *  - no-regret: the incumbent (the caller's best known choice, e.g. the MPI library's own
- *    algorithm) runs whenever the exploration budget is spent: the time spent beyond what the
- *    initial incumbent would have cost may not exceed cfg.explore x the time accumulated on
- *    the key (plus one batch of probes); a candidate replaces the incumbent only once it has
- *    race_iter samples, and what it saves funds further exploration;
- *  - successive elimination: after each sample, a candidate whose mean is above the best mean
- *    by more than race_margin plus twice the relative spread seen on the best is dropped and
- *    never run again; the survivors are sampled up to race_iter times, then the best is kept
- *    and monitored as in STAR.
- * Cost: a clearly slower candidate costs one call; about one reduction per batch.
+ *    algorithm) runs whenever the exploration budget is spent: what the calls of other
+ *    candidates cost beyond as many calls of the initial incumbent (the regret) may not exceed
+ *    cfg.explore x the time accumulated on the key, plus one batch of probes whose cost was
+ *    underestimated; a candidate replaces the incumbent only once it has race_iter samples and
+ *    a better mean, and what it saves funds further exploration;
+ *  - successive elimination: after each batch, a candidate whose mean is above the best mean
+ *    by more than race_margin plus the relative spread seen on the best (capped at 0.25) is
+ *    dropped and never run again while measuring; the survivors are sampled up to race_iter
+ *    times, then the best is kept and monitored as in STAR.
+ * Cost: a clearly slower candidate costs one call; one reduction per batch of at least three
+ * probes (fewer only at the end).
  */
 #ifndef AC_STAR_H
 #define AC_STAR_H
