@@ -17,7 +17,7 @@
  * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
  * with race_iter samples and a better mean than the current choice becomes it; the next batch
  * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
- * order) while their expected excess over the current choice's time b (unsampled: b / 2,
+ * order, those marked late last) while their expected excess over the current choice's time b (unsampled: b / 2,
  * sampled: their measured excess, at least b / 10, per remaining sample; a survivor gets its
  * remaining samples in one entry) fits the budget explore x total - regret, where regret is
  * what the other candidates' calls cost beyond as many calls of the initial incumbent (so fast
@@ -172,8 +172,9 @@ static void race_decide(ac_star_t *s) {
             }
             pend[j] = c;
         }
-    for (int c = 0; c < s->n; c++)
-        if (s->alive[c] && s->nsamp[c] == 0) pend[np++] = c;
+    for (int late = 0; late < 2; late++)
+        for (int c = 0; c < s->n; c++)
+            if (s->alive[c] && s->nsamp[c] == 0 && s->late[c] == late) pend[np++] = c;
     if (np == 0) {
         s->cur = race_best(s, 1);
         start_monitor(s);

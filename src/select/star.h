@@ -80,13 +80,15 @@ typedef struct {
     long ncln[AC_STAR_MAX]; /* samples that were not the first call of their entry */
     double tsum[AC_STAR_MAX], csum[AC_STAR_MAX], smin[AC_STAR_MAX], smax[AC_STAR_MAX];
     int rplan[2 * AC_STAR_MAX], rcalls[2 * AC_STAR_MAX];
-    double total, regret; /* agreed seconds: all calls of the key, excess over the initial
+    double total, regret;  /* agreed seconds: all calls of the key, excess over the initial
                              incumbent's time for as many calls */
-    long ntotal;          /* calls behind total */
-    double xsum;          /* agreed seconds of the calls of candidates other than the initial
+    long ntotal;           /* calls behind total */
+    double xsum;           /* agreed seconds of the calls of candidates other than the initial
                              incumbent */
-    long xn;              /* calls behind xsum */
-    long drops;           /* candidates eliminated */
+    long xn;               /* calls behind xsum */
+    long drops;            /* candidates eliminated */
+    int late[AC_STAR_MAX]; /* racing: probe after every other untried candidate (set by the
+                              caller after ac_star_init, alike on every rank) */
 } ac_star_t;
 
 /* Returns 0, or -1 when out of memory or n is not in [1, AC_STAR_MAX]. */

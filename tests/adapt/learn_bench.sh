@@ -5,7 +5,8 @@
 # Prints the K calls' total time / K x the best single instance (oracle) and / K x the MPI
 # library's own algorithm (native, SMPI's ompi selector), then the geometric means per K and
 # mode. The oracle of a point is measured once and shared by its runs (adapt_sim
-# --oracle-cache). It gates nothing.
+# --oracle-cache, measured in a run of its own), so that every timed run starts on a fresh
+# communicator. It gates nothing.
 # usage: learn_bench.sh SMPIRUN ADAPT_SIM PLATFORM.xml HOSTFILE NP "CALLS..." POINT...
 #   POINT: collective:bytes (allreduce, allgather, alltoall, bcast, reduce)
 # environment: LEARN_MODES (default "classic race"), LEARN_ORACLE_REPS (4), LEARN_DIR (tmp)
@@ -20,6 +21,12 @@ printf '%-10s %8s %5s | %-8s %13s %13s %7s\n' collective bytes calls mode engine
 for pt in "$@"; do
   c=${pt%%:*} n=${pt##*:}
   cache=$dir/oracle.$(basename "$xml" .xml).$np.$c.$n
+  # The oracle in a run of its own: a run that measures it has set up the communicator
+  # before its timed calls, which would spare it the first call's set-up.
+  [ -s "$cache" ] || "$smpirun" -np "$np" -platform "$xml" -hostfile "$hosts" \
+    --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --log=root.thres:critical \
+    "$prog" --coll "$c" --bytes "$n" --calls 1 --oracle-reps "${LEARN_ORACLE_REPS:-4}" \
+    --oracle-cache "$cache" >/dev/null 2>&1 || true
   for k in $calls; do
     for m in $modes; do
       line=$(env AUTOCOLL_LEARN="$m" "$smpirun" -np "$np" -platform "$xml" -hostfile "$hosts" \

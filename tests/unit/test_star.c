@@ -366,10 +366,14 @@ static void race_picks_fastest(void **st) {
     scen_t sc = {{2, 1.3, 1.1, 1.25, 0.95, 3, 1.05}, -1, 0, 0, 1};
     world_t w;
     world_init(&w, &racing, 7, NULL);
-    int last = -1;
-    for (int i = 0; i < 2000; i++)
+    int last = -1, settled_on = -1;
+    for (int i = 0; i < 2000; i++) {
         last = world_call(&w, scen_clock, &sc);
-    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+        if (settled_on < 0 && w.s[0].stage == AC_STAR_MONITOR) settled_on = w.s[0].cur;
+    }
+    /* Chosen by the racing itself, not by a later switch of the monitoring. */
+    assert_int_equal(settled_on, 4);
+    assert_int_equal(w.s[0].switches, 0);
     assert_int_equal(last, 4);
     assert_int_equal(w.s[0].cur, 4);
     /* Every live candidate was sampled race_iter times; the chosen one beats each of them. */
@@ -419,6 +423,31 @@ static void race_ranks_cannot_diverge(void **st) {
     world_free(&w);
 }
 
+static void race_late_probed_last(void **st) {
+    (void)st;
+    /* Candidate 1 is marked late (a one-time set-up on its first call): every other candidate
+     * is tried before it; it is still tried, and chosen when it is the fastest. */
+    scen_t sc = {{2, 0.9, 1.2, 1.5, 1.3, 1.4}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 100;
+    world_t w;
+    world_init(&w, &cfg, 6, NULL);
+    for (int r = 0; r < P; r++)
+        w.s[r].late[1] = 1;
+    long first[6];
+    for (int c = 0; c < 6; c++)
+        first[c] = -1;
+    for (long i = 0; i < 300; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        if (first[c] < 0) first[c] = i;
+    }
+    for (int c = 2; c < 6; c++)
+        assert_true(first[c] >= 0 && first[c] < first[1]);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 1);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -435,6 +464,7 @@ int main(void) {
         cmocka_unit_test(race_no_regret),
         cmocka_unit_test(race_picks_fastest),
         cmocka_unit_test(race_ranks_cannot_diverge),
+        cmocka_unit_test(race_late_probed_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
