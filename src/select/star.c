@@ -17,9 +17,10 @@
  * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
  * with race_iter samples and a better mean than the current choice becomes it; the next batch
  * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
- * order, those marked late last) while their expected excess over the current choice's time b (unsampled: b / 2,
- * sampled: their measured excess, at least b / 10, per remaining sample; a survivor gets its
- * remaining samples in one entry) fits the budget explore x total - regret, where regret is
+ * order, those marked late last) while their expected excess over the current choice's time b
+ * (unsampled: the mean first sample of the probes so far minus b, at least b / 2; sampled:
+ * their measured excess, at least b / 10, per remaining sample; a survivor gets its remaining
+ * samples in one entry) fits the budget explore x total - regret, where regret is
  * what the other candidates' calls cost beyond as many calls of the initial incumbent (so fast
  * probes and a better choice earn budget; the incumbent's own calls are the reference and add
  * none). At least AC_RACE_BATCH probes go into a batch (fewer only when fewer are pending);
@@ -119,11 +120,16 @@ static int race_best(const ac_star_t *s, long min) {
     return b;
 }
 
-/* Expected excess over the incumbent (time b) of c's pending samples: half an incumbent time
- * for an unsampled candidate (as if it were 1.5 times slower; the true excess is charged once
- * measured), else its measured excess, at least a tenth of b, per remaining sample. */
+/* Expected excess over the current choice (time b) of c's pending samples. An unsampled
+ * candidate: the mean time of the first probes so far minus b, at least b / 2 (as if it were
+ * 1.5 times slower): where the probes have been costly, the next ones are expected to be too,
+ * and exploration slows down instead of overrunning the budget batch after batch. A sampled
+ * candidate: its measured excess, at least b / 10, per remaining sample. */
 static double race_cost(const ac_star_t *s, int c, double b) {
-    if (s->nsamp[c] == 0) return 0.5 * b;
+    if (s->nsamp[c] == 0) {
+        double x = s->nfirst ? s->first / (double)s->nfirst - b : 0;
+        return x > 0.5 * b ? x : 0.5 * b;
+    }
     double x = s->score[c] - b;
     return (x < 0.1 * b ? 0.1 * b : x) * (double)(s->cfg.race_iter - s->nsamp[c]);
 }
@@ -135,6 +141,10 @@ static void race_decide(ac_star_t *s) {
         if (k > 1) {
             s->csum[c] += (double)s->buf[2 * i + 1] * 1e-9;
             s->ncln[c] += k - 1;
+        }
+        if (s->nsamp[c] == 0 && c != s->cfg.incumbent) {
+            s->first += mean;
+            s->nfirst++;
         }
         if (s->nsamp[c] == 0 || mean < s->smin[c]) s->smin[c] = mean;
         if (s->nsamp[c] == 0 || mean > s->smax[c]) s->smax[c] = mean;

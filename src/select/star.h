@@ -86,6 +86,8 @@ typedef struct {
     double xsum;           /* agreed seconds of the calls of candidates other than the initial
                              incumbent */
     long xn;               /* calls behind xsum */
+    double first;          /* agreed seconds: sum of the first samples of probed candidates */
+    long nfirst;           /* candidates behind first */
     long drops;            /* candidates eliminated */
     int late[AC_STAR_MAX]; /* racing: probe after every other untried candidate (set by the
                               caller after ac_star_init, alike on every rank) */
