@@ -25,7 +25,9 @@
  *
  * Candidates (candidates.c): every applicable instance, ordered and pruned by the cost models
  * with alpha/beta measured once per communicator (netmeasure.c), grouped as STAR groups. Per
- * key, star.c runs the Measure-Select / Monitor-Adapt state machine.
+ * key, star.c runs the Measure-Select / Monitor-Adapt state machine; by default
+ * (AUTOCOLL_LEARN=race) its measurement races the candidates from the MPI library's algorithm
+ * under a no-regret budget (docs/adaptive.md, "Learning cost").
  *
  * Persistence (learned.c): when a context is freed or at MPI_Finalize, its rank 0 hands every
  * settled key over as a rule; at MPI_Finalize world rank 0 gathers them and writes
