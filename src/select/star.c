@@ -12,7 +12,8 @@
  * slowest rank's time over the entry's calls (the completion-time statistic). The first call
  * of an entry absorbs the skew that the previous candidate or the reduction left between ranks:
  * a candidate's score is its mean without the first call of each entry once it has such calls,
- * else the mean of its single-call samples. The key starts with one entry of race_iter calls
+ * else the mean of its single-call samples; an entry of more than ITER calls (the current
+ * choice earning budget, at most 4 x ITER calls) replaces its score with what it costs now. The key starts with one entry of race_iter calls
  * of the incumbent. After each batch: samples are added; candidates clearly slower than the
  * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
  * with race_iter samples and a better mean than the current choice becomes it; the next batch
@@ -138,7 +139,12 @@ static void race_decide(ac_star_t *s) {
     for (int i = 0; i < s->nplan; i++) {
         int c = s->rplan[i], k = s->rcalls[i];
         double v = (double)s->buf[2 * i] * 1e-9, mean = v / k;
-        if (k > 1) {
+        if (k > s->cfg.iter) {
+            /* A long run of the current choice: its score becomes what it costs now (as
+             * STAR's monitoring does), so a slowdown is seen and the others are preferred. */
+            s->csum[c] = (double)s->buf[2 * i + 1] * 1e-9;
+            s->ncln[c] = k - 1;
+        } else if (k > 1) {
             s->csum[c] += (double)s->buf[2 * i + 1] * 1e-9;
             s->ncln[c] += k - 1;
         }
@@ -206,7 +212,11 @@ static void race_decide(ac_star_t *s) {
         double gain = s->cfg.explore * b + (inc > b ? inc - b : 0);
         double m = gain > 0 ? ceil((need - avail) / gain) : 1e9;
         cand[0] = s->cur;
-        calls[0] = m < 1 ? 1 : m > 65536 ? 65536 : (int)m;
+        /* At most 4 x ITER calls per entry: the key decides again at least that often, so a
+         * change of the network during a long wait is seen (its times enter the current
+         * choice's score and the budget). */
+        double cap = 4.0 * s->cfg.iter;
+        calls[0] = m < 1 ? 1 : m > cap ? (int)cap : (int)m;
         k = 1;
     } else {
         for (int i = 0; i < np; i++) {
