@@ -448,6 +448,26 @@ static void race_late_probed_last(void **st) {
     world_free(&w);
 }
 
+static void race_sees_change_while_measuring(void **st) {
+    (void)st;
+    /* A small budget keeps the key measuring for long, running the incumbent (0). From call
+     * 300 the incumbent is 10 times slower for good: within a few long runs (at most 4 x ITER
+     * calls each) the key must leave it, although most of its samples are from before. */
+    scen_t sc = {{1, 1.5, 3, 3, 3, 3, 3, 3}, 0, 300, 1L << 40, 10};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 0.02;
+    world_t w;
+    world_init(&w, &cfg, 8, NULL);
+    long left = -1;
+    for (long i = 0; i < 600; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        if (i == 299) assert_int_equal(c, 0);
+        if (i >= 300 && left < 0 && w.s[0].cur != 0) left = i;
+    }
+    assert_true(left >= 300 && left < 300 + 3 * 4 * cfg.iter);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -465,6 +485,7 @@ int main(void) {
         cmocka_unit_test(race_picks_fastest),
         cmocka_unit_test(race_ranks_cannot_diverge),
         cmocka_unit_test(race_late_probed_last),
+        cmocka_unit_test(race_sees_change_while_measuring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
