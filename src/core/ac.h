@@ -231,6 +231,11 @@ typedef struct {
     char trace[64];
     char trace_records[32];
     char trace_dir[512];
+    /* The adaptive engine's learning (docs/adaptive.md, "Learning cost"). */
+    int learn;          /* AUTOCOLL_LEARN: 1 race (racing + no-regret), 0 classic (STAR's) (1) */
+    double explore;     /* AUTOCOLL_EXPLORE: exploration budget, fraction of a key's time (0.10) */
+    double race_margin; /* AUTOCOLL_RACE_MARGIN: base drop margin of the racing (0.10) */
+    int race_iter;      /* AUTOCOLL_RACE_ITER: samples before a candidate can be chosen (3) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -150,6 +150,9 @@ static const ac_numset_t numsets[] = {
     AC_NUM("SITES", 'b', 0, 1, sites),
     AC_NUM("CHECK", 'b', 0, 1, check),
     AC_NUM("REPRODUCIBLE", 'b', 0, 1, reproducible),
+    AC_NUM("EXPLORE", 'd', 0.001, 100, explore),
+    AC_NUM("RACE_MARGIN", 'd', 0, 100, race_margin),
+    AC_NUM("RACE_ITER", 'i', 1, 64, race_iter),
 };
 
 static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_errs_t *err) {
@@ -188,6 +191,10 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     s->prune = 4.0;
     s->exact_sizes = 4;
     s->fault = -1;
+    s->learn = 1;
+    s->explore = 0.10;
+    s->race_margin = 0.10;
+    s->race_iter = 3;
     ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
     if (errlen) errbuf[0] = '\0';
     if (!block) return;
@@ -253,6 +260,12 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 s->stat = !strcmp(val, "mean") ? 1 : !strcmp(val, "max") ? 2 : 0;
             else
                 ac_errs_add(err, "AUTOCOLL_STAT='%s': expected auto, mean or max; using auto\n",
+                            val);
+        } else if (!strcmp(key, "LEARN")) {
+            if (!strcmp(val, "race") || !strcmp(val, "classic"))
+                s->learn = !strcmp(val, "race");
+            else
+                ac_errs_add(err, "AUTOCOLL_LEARN='%s': expected race or classic; using race\n",
                             val);
         } else if (!strcmp(key, "TABLE") || !strcmp(key, "TABLE_OUT")) {
             char *dst = !strcmp(key, "TABLE") ? s->table : s->table_out;

@@ -25,7 +25,9 @@
  *
  * Candidates (candidates.c): every applicable instance, ordered and pruned by the cost models
  * with alpha/beta measured once per communicator (netmeasure.c), grouped as STAR groups. Per
- * key, star.c runs the Measure-Select / Monitor-Adapt state machine.
+ * key, star.c runs the Measure-Select / Monitor-Adapt state machine; by default
+ * (AUTOCOLL_LEARN=race) its measurement races the candidates from the MPI library's algorithm
+ * under a no-regret budget (docs/adaptive.md, "Learning cost").
  *
  * Persistence (learned.c): when a context is freed or at MPI_Finalize, its rank 0 hands every
  * settled key over as a rule; at MPI_Finalize world rank 0 gathers them and writes
@@ -154,7 +156,7 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
     ad->rank = ctx->rank;
     ad->id = ctx->id;
-    ac_net_measure(ctx, &ad->env.net);
+    ac_net_measure(ctx, &ad->env.net, ac_g.set.learn);
     ac_lock();
     ad->next_live = live;
     live = ad;
@@ -177,13 +179,40 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
      * their calls are scored by the rank that finishes last. */
     /* auto = max: completion time (docs/adaptive.md, "Statistic") */
     int stat_max = ac_g.set.stat != 1;
-    ac_star_cfg_t cfg = {ac_g.set.iter, ac_g.set.eps,      ac_g.set.delta_max,
-                         stat_max,      ac_g.set.grouping, ac_g.set.margin};
+    ac_star_cfg_t cfg = {.iter = ac_g.set.iter,
+                         .eps = ac_g.set.eps,
+                         .delta_max = ac_g.set.delta_max,
+                         .stat_max = stat_max,
+                         .grouping = ac_g.set.grouping,
+                         .margin = ac_g.set.margin};
+    if (ac_g.set.learn) {
+        /* Racing and no-regret (docs/adaptive.md, "Learning cost"). The settings are rank 0's
+         * on every rank (src/core/state.c) and the candidate list is built alike everywhere,
+         * so every rank configures the same state machine. The best known choice is the MPI
+         * library's own algorithm; when the models pruned it, the best prediction
+         * (candidates come in predicted order). */
+        cfg.race = 1;
+        cfg.race_margin = ac_g.set.race_margin;
+        cfg.explore = ac_g.set.explore;
+        cfg.race_iter = ac_g.set.race_iter;
+        cfg.incumbent = 0;
+        for (int i = 0; i < n; i++)
+            if (!strcmp(e->cand[i].alg->name, "native")) {
+                cfg.incumbent = i;
+                break;
+            }
+    }
     if (n <= 0 || ac_star_init(&e->star, &cfg, ad->env.p, n, group) != 0) {
         ac_star_free(&e->star);
         free(e);
         return NULL;
     }
+    /* With one rank per node a node-aware candidate is its inter-node part plus the set-up of
+     * the node and leader communicators, paid by its first call (14 ms on the 16-node switch,
+     * tens of small calls): a short run's budget is better spent on the others first. */
+    if (cfg.race && ad->env.ppn == 1 && ctx->nodes == 0)
+        for (int i = 0; i < n; i++)
+            e->star.late[i] = ac_inst_node_aware(&e->cand[i]);
     unsigned h = key_hash(k);
     e->next = ad->bucket[h];
     ad->bucket[h] = e;
@@ -235,7 +264,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
     }
     tk->entry = e;
     tk->cand = ac_star_next(&e->star);
-    tk->probe = e->star.stage == AC_STAR_MEASURE;
+    tk->probe = ac_star_probing(&e->star);
     *out = e->cand[tk->cand];
     double t = PMPI_Wtime() - t0;
     *(tk->probe ? &e->book_measure : &e->book_monitor) += t;

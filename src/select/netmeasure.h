@@ -13,7 +13,8 @@
  * (intra-node) and the first rank on another node (inter-node), one pair standing for both when
  * only one exists (defaults of ac_net_default when neither does); gamma from a local reduction
  * on rank 0. Rank 0's figures are broadcast, so every rank gets the same *net. Collective over
- * ctx->comm; at AUTOCOLL_VERBOSE >= 1 rank 0 logs the figures. */
-void ac_net_measure(const ac_ctx_t *ctx, ac_net_t *net);
+ * ctx->comm; at AUTOCOLL_VERBOSE >= 1 rank 0 logs the figures. light: fewer and smaller
+ * round trips (the racing learner's; netmeasure.c). */
+void ac_net_measure(const ac_ctx_t *ctx, ac_net_t *net, int light);
 
 #endif

@@ -5,6 +5,30 @@
  * returns to 2 after any slow period and is capped).
  *
  * Times cross ranks as integer nanoseconds so that the reduction is exact and order-free.
+ *
+ * Racing (cfg.race; star.h; docs/adaptive.md "Learning cost"): the measurement runs in
+ * batches of (candidate, calls) entries; the batch's buffer holds each rank's summed time per
+ * entry, with and without the entry's first call, and is reduced with MAX, so a sample is the
+ * slowest rank's time over the entry's calls (the completion-time statistic). The first call
+ * of an entry absorbs the skew that the previous candidate or the reduction left between ranks:
+ * a candidate's score is its mean without the first call of each entry once it has such calls,
+ * else the mean of its single-call samples; an entry of more than ITER calls (the current
+ * choice earning budget, at most 4 x ITER calls) replaces its score with what it costs now. The key starts with one entry of race_iter calls
+ * of the incumbent. After each batch: samples are added; candidates clearly slower than the
+ * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
+ * with race_iter samples and a better mean than the current choice becomes it; the next batch
+ * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
+ * order, those marked late last) while their expected excess over the current choice's time b
+ * (unsampled: the mean first sample of the probes so far minus b, at least b / 2; sampled:
+ * their measured excess, at least b / 10, per remaining sample; a survivor gets its remaining
+ * samples in one entry) fits the budget explore x total - regret, where regret is
+ * what the other candidates' calls cost beyond as many calls of the initial incumbent (so fast
+ * probes and a better choice earn budget; the incumbent's own calls are the reference and add
+ * none). At least AC_RACE_BATCH probes go into a batch (fewer only when fewer are pending);
+ * while they do not fit, the current choice runs for as many calls as it takes to earn them.
+ * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
+ * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
+ * call count, so every rank plans the same batches.
  */
 #include "star.h"
 #include <math.h>
@@ -57,6 +81,156 @@ int ac_star_runner_up(const ac_star_t *s, int c) {
     return best_timed(s, c);
 }
 
+/* ---------------------------------------------------------------- racing (cfg.race) */
+
+enum { AC_RACE_BATCH = 3 }; /* probes per reduction, at least (fewer only at the end) */
+
+static int race_batch(ac_star_t *s, const int *cand, const int *calls, int k) {
+    for (int i = 0; i < k; i++) {
+        s->rplan[i] = cand[i];
+        s->rcalls[i] = calls[i];
+        s->buf[2 * i] = s->buf[2 * i + 1] = 0;
+    }
+    s->nplan = k;
+    s->pidx = s->it = 0;
+    s->stage = AC_STAR_MEASURE;
+    return 0;
+}
+
+static int race_init(ac_star_t *s) {
+    int len = 4 * AC_STAR_MAX;
+    s->buf = calloc((size_t)len, sizeof *s->buf);
+    if (!s->buf) return -1;
+    s->buflen = len;
+    for (int c = 0; c < s->n; c++)
+        s->alive[c] = 1;
+    /* The incumbent first, race_iter calls in one entry: its time without the first call,
+     * which absorbs what came before (the communicator's set-up, the application's skew). */
+    s->cur = s->cfg.incumbent;
+    int cand = s->cur, calls = s->cfg.race_iter;
+    return race_batch(s, &cand, &calls, 1);
+}
+
+/* Best mean among live sampled candidates with at least min samples (-1: none). */
+static int race_best(const ac_star_t *s, long min) {
+    int b = -1;
+    for (int c = 0; c < s->n; c++)
+        if (s->alive[c] && s->nsamp[c] >= min && s->nsamp[c] > 0 &&
+            (b < 0 || s->score[c] < s->score[b]))
+            b = c;
+    return b;
+}
+
+/* Expected excess over the current choice (time b) of c's pending samples. An unsampled
+ * candidate: the mean time of the first probes so far minus b, at least b / 2 (as if it were
+ * 1.5 times slower): where the probes have been costly, the next ones are expected to be too,
+ * and exploration slows down instead of overrunning the budget batch after batch. A sampled
+ * candidate: its measured excess, at least b / 10, per remaining sample. */
+static double race_cost(const ac_star_t *s, int c, double b) {
+    if (s->nsamp[c] == 0) {
+        double x = s->nfirst ? s->first / (double)s->nfirst - b : 0;
+        return x > 0.5 * b ? x : 0.5 * b;
+    }
+    double x = s->score[c] - b;
+    return (x < 0.1 * b ? 0.1 * b : x) * (double)(s->cfg.race_iter - s->nsamp[c]);
+}
+
+static void race_decide(ac_star_t *s) {
+    for (int i = 0; i < s->nplan; i++) {
+        int c = s->rplan[i], k = s->rcalls[i];
+        double v = (double)s->buf[2 * i] * 1e-9, mean = v / k;
+        if (k > s->cfg.iter) {
+            /* A long run of the current choice: its score becomes what it costs now (as
+             * STAR's monitoring does), so a slowdown is seen and the others are preferred. */
+            s->csum[c] = (double)s->buf[2 * i + 1] * 1e-9;
+            s->ncln[c] = k - 1;
+        } else if (k > 1) {
+            s->csum[c] += (double)s->buf[2 * i + 1] * 1e-9;
+            s->ncln[c] += k - 1;
+        }
+        if (s->nsamp[c] == 0 && c != s->cfg.incumbent) {
+            s->first += mean;
+            s->nfirst++;
+        }
+        if (s->nsamp[c] == 0 || mean < s->smin[c]) s->smin[c] = mean;
+        if (s->nsamp[c] == 0 || mean > s->smax[c]) s->smax[c] = mean;
+        s->tsum[c] += v;
+        s->nsamp[c] += k;
+        s->score[c] =
+            s->ncln[c] ? s->csum[c] / (double)s->ncln[c] : s->tsum[c] / (double)s->nsamp[c];
+        s->total += v;
+        s->ntotal += k;
+        if (c != s->cfg.incumbent) {
+            s->xsum += v;
+            s->xn += k;
+        }
+    }
+    /* Successive elimination against the best mean, with the noise seen on it. */
+    int best = race_best(s, 1);
+    double spread = s->smin[best] > 0 ? (s->smax[best] - s->smin[best]) / s->smin[best] : 0;
+    double lim = s->score[best] * (1 + s->cfg.race_margin + (spread < 0.25 ? spread : 0.25));
+    for (int c = 0; c < s->n; c++)
+        if (s->alive[c] && s->nsamp[c] > 0 && c != best && c != s->cur && s->score[c] > lim) {
+            s->alive[c] = 0;
+            s->drops++;
+        }
+    /* No regret: a candidate replaces the incumbent once proven (race_iter samples). */
+    int proven = race_best(s, s->cfg.race_iter);
+    if (proven >= 0 && s->score[proven] < s->score[s->cur]) s->cur = proven;
+    /* Pending probes: survivors by mean, then unsampled ones in probe order. */
+    int pend[AC_STAR_MAX], np = 0;
+    for (int c = 0; c < s->n; c++)
+        if (s->alive[c] && s->nsamp[c] > 0 && s->nsamp[c] < s->cfg.race_iter) {
+            int j = np++;
+            while (j > 0 && s->score[pend[j - 1]] > s->score[c]) {
+                pend[j] = pend[j - 1];
+                j--;
+            }
+            pend[j] = c;
+        }
+    for (int late = 0; late < 2; late++)
+        for (int c = 0; c < s->n; c++)
+            if (s->alive[c] && s->nsamp[c] == 0 && s->late[c] == late) pend[np++] = c;
+    if (np == 0) {
+        s->cur = race_best(s, 1);
+        start_monitor(s);
+        return;
+    }
+    /* Regret: what the calls of other candidates cost beyond as many calls of the initial
+     * incumbent (the MPI library's algorithm); savings of a better incumbent or of fast probes
+     * fund exploration. The incumbent's own calls are the reference: they add no regret, even
+     * the first call of an entry that absorbs the skew of a reduction. */
+    double inc = s->score[s->cfg.incumbent];
+    s->regret = s->xsum - (double)s->xn * inc;
+    double b = s->score[s->cur], avail = s->cfg.explore * s->total - s->regret, need = 0;
+    int cand[2 * AC_STAR_MAX], calls[2 * AC_STAR_MAX], k = 0;
+    for (int i = 0; i < np && i < AC_RACE_BATCH; i++)
+        need += race_cost(s, pend[i], b);
+    if (need > avail) {
+        /* Earn a batch (one reduction per AC_RACE_BATCH probes at least, fewer only when
+         * fewer are pending): m calls of the incumbent add explore x m x b to the budget. */
+        double gain = s->cfg.explore * b + (inc > b ? inc - b : 0);
+        double m = gain > 0 ? ceil((need - avail) / gain) : 1e9;
+        cand[0] = s->cur;
+        /* At most 4 x ITER calls per entry: the key decides again at least that often, so a
+         * change of the network during a long wait is seen (its times enter the current
+         * choice's score and the budget). */
+        double cap = 4.0 * s->cfg.iter;
+        calls[0] = m < 1 ? 1 : m > cap ? (int)cap : (int)m;
+        k = 1;
+    } else {
+        for (int i = 0; i < np; i++) {
+            int c = pend[i];
+            double cost = race_cost(s, c, b);
+            if (cost > avail) break;
+            avail -= cost;
+            cand[k] = c;
+            calls[k++] = s->nsamp[c] == 0 ? 1 : s->cfg.race_iter - (int)s->nsamp[c];
+        }
+    }
+    race_batch(s, cand, calls, k);
+}
+
 int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, const int *group) {
     memset(s, 0, sizeof *s);
     if (n < 1 || n > AC_STAR_MAX) return -1;
@@ -65,6 +239,12 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
     if (s->cfg.delta_max < 2) s->cfg.delta_max = 2;
     s->nprocs = nprocs > 0 ? nprocs : 1;
     s->n = n;
+    if (s->cfg.race) {
+        s->cfg.grouping = 0; /* racing replaces the grouping's rounds */
+        if (s->cfg.race_iter < 1) s->cfg.race_iter = 1;
+        if (s->cfg.race_iter > AC_STAR_MAX) s->cfg.race_iter = AC_STAR_MAX;
+        if (s->cfg.incumbent < 0 || s->cfg.incumbent >= n) s->cfg.incumbent = 0;
+    }
     s->round2 = !s->cfg.grouping;
     int plan[AC_STAR_MAX], k = 0;
     for (int c = 0; c < n; c++) {
@@ -78,6 +258,7 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
         start_monitor(s);
         return 0;
     }
+    if (s->cfg.race) return race_init(s);
     for (int c = 0; c < n; c++) {
         int first = 1;
         if (s->cfg.grouping)
@@ -95,11 +276,30 @@ void ac_star_free(ac_star_t *s) {
 }
 
 int ac_star_next(const ac_star_t *s) {
-    return s->stage == AC_STAR_MEASURE ? s->plan[s->pidx] : s->cur;
+    if (s->stage != AC_STAR_MEASURE) return s->cur;
+    return s->cfg.race ? s->rplan[s->pidx] : s->plan[s->pidx];
+}
+
+int ac_star_probing(const ac_star_t *s) {
+    return s->stage == AC_STAR_MEASURE && (!s->cfg.race || s->rplan[s->pidx] != s->cur);
 }
 
 int ac_star_record(ac_star_t *s, double t) {
     s->calls++;
+    if (s->stage == AC_STAR_MEASURE && s->cfg.race) {
+        if (s->rplan[s->pidx] != s->cur) {
+            s->probe_calls++;
+            s->probe_time += t;
+        }
+        long long ns = to_ns(t);
+        s->buf[2 * s->pidx] += ns;
+        if (s->it > 0) s->buf[2 * s->pidx + 1] += ns; /* without the entry's first call */
+        if (++s->it == s->rcalls[s->pidx]) {
+            s->it = 0;
+            s->pidx++;
+        }
+        return s->pidx == s->nplan;
+    }
     if (s->stage == AC_STAR_MEASURE) {
         s->probe_calls++;
         s->probe_time += t;
@@ -132,12 +332,12 @@ int ac_star_record(ac_star_t *s, double t) {
 }
 
 long long *ac_star_buffer(ac_star_t *s, int *len) {
-    *len = s->stage == AC_STAR_MEASURE ? s->nplan * s->cfg.iter : 2;
+    *len = s->stage != AC_STAR_MEASURE ? 2 : s->cfg.race ? 2 * s->nplan : s->nplan * s->cfg.iter;
     return s->buf;
 }
 
 int ac_star_op_max(const ac_star_t *s) {
-    return s->cfg.stat_max;
+    return s->cfg.stat_max || (s->cfg.race && s->stage == AC_STAR_MEASURE);
 }
 
 /* Reduced nanoseconds to seconds per rank (mean over ranks, or the max as it is). */
@@ -154,6 +354,10 @@ static void settle(ac_star_t *s) {
 
 void ac_star_decide(ac_star_t *s) {
     s->decisions++;
+    if (s->stage == AC_STAR_MEASURE && s->cfg.race) {
+        race_decide(s);
+        return;
+    }
     if (s->stage == AC_STAR_MEASURE) {
         for (int i = 0; i < s->nplan; i++) {
             double best = INFINITY;

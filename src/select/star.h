@@ -16,6 +16,22 @@
  * later switch into a group with untimed members times them before settling. Beyond STAR, the
  * second round can also cover groups whose representative came within cfg.margin of the best
  * one, since a representative (the best-predicted member) can misjudge its group.
+ *
+ * Racing (cfg.race, AUTOCOLL_LEARN=race, the default; docs/adaptive.md "Learning cost"): the
+ * measurement is a sequence of small batches, each closed by one reduction (MAX of each rank's
+ * summed time per batch entry), so every decision below uses agreed numbers only:
+ *  - no-regret: the incumbent (the caller's best known choice, e.g. the MPI library's own
+ *    algorithm) runs whenever the exploration budget is spent: what the calls of other
+ *    candidates cost beyond as many calls of the initial incumbent (the regret) may not exceed
+ *    cfg.explore x the time accumulated on the key, plus one batch of probes whose cost was
+ *    underestimated; a candidate replaces the incumbent only once it has race_iter samples and
+ *    a better mean, and what it saves funds further exploration;
+ *  - successive elimination: after each batch, a candidate whose mean is above the best mean
+ *    by more than race_margin plus the relative spread seen on the best (capped at 0.25) is
+ *    dropped and never run again while measuring; the survivors are sampled up to race_iter
+ *    times, then the best is kept and monitored as in STAR.
+ * Cost: a clearly slower candidate costs one call; one reduction per batch of at least three
+ * probes (fewer only at the end).
  */
 #ifndef AC_STAR_H
 #define AC_STAR_H
@@ -32,6 +48,12 @@ typedef struct {
     int grouping;  /* enhanced AEOS */
     double margin; /* grouping: also time the members of every group whose representative is
                       within this fraction of the best representative (0: STAR, best group only) */
+    /* Racing and no-regret (0: classic STAR measurement as above; the fields below unused). */
+    int race;
+    double race_margin; /* base drop margin (fraction of the best mean) */
+    double explore;     /* exploration budget: fraction of the time accumulated on the key */
+    int race_iter;      /* samples a candidate needs before it can be chosen */
+    int incumbent;      /* the best known candidate, run while the budget is spent */
 } ac_star_cfg_t;
 
 typedef enum { AC_STAR_MEASURE = 0, AC_STAR_MONITOR } ac_star_stage_t;
@@ -52,6 +74,23 @@ typedef struct {
     /* Counters for the summary. */
     long calls, probe_calls, switches, decisions;
     double probe_time; /* local seconds spent in probe calls */
+    /* Racing (cfg.race): agreed samples per candidate, the current batch, the budget. */
+    int alive[AC_STAR_MAX];
+    long nsamp[AC_STAR_MAX];
+    long ncln[AC_STAR_MAX]; /* samples that were not the first call of their entry */
+    double tsum[AC_STAR_MAX], csum[AC_STAR_MAX], smin[AC_STAR_MAX], smax[AC_STAR_MAX];
+    int rplan[2 * AC_STAR_MAX], rcalls[2 * AC_STAR_MAX];
+    double total, regret;  /* agreed seconds: all calls of the key, excess over the initial
+                             incumbent's time for as many calls */
+    long ntotal;           /* calls behind total */
+    double xsum;           /* agreed seconds of the calls of candidates other than the initial
+                             incumbent */
+    long xn;               /* calls behind xsum */
+    double first;          /* agreed seconds: sum of the first samples of probed candidates */
+    long nfirst;           /* candidates behind first */
+    long drops;            /* candidates eliminated */
+    int late[AC_STAR_MAX]; /* racing: probe after every other untried candidate (set by the
+                              caller after ac_star_init, alike on every rank) */
 } ac_star_t;
 
 /* Returns 0, or -1 when out of memory or n is not in [1, AC_STAR_MAX]. */
@@ -63,6 +102,8 @@ int ac_star_next(const ac_star_t *s);
 int ac_star_record(ac_star_t *s, double seconds);
 long long *ac_star_buffer(ac_star_t *s, int *len);
 int ac_star_op_max(const ac_star_t *s); /* 1: reduce with MAX, 0: with SUM */
+/* 1 when the next call explores (a candidate other than the best known). */
+int ac_star_probing(const ac_star_t *s);
 void ac_star_decide(ac_star_t *s);
 /* Best timed candidate other than c (-1 when none). */
 int ac_star_runner_up(const ac_star_t *s, int c);

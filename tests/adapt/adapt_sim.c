@@ -5,7 +5,12 @@
  *   adapt_sim [--coll C] [--bytes N] [--calls K] [--expect RATIO]
  *       Oracle first: every applicable instance forced for a few calls (best single algorithm in
  *       hindsight). Then K calls with the library's own selection (adaptive by default). Prints
- *       time after convergence / best single, probing overhead / total, probe calls. With
+ *       time after convergence / best single, probing overhead / total, probe calls, and a
+ *       TOTAL line: the K calls' time, learning included, against K x the best single instance
+ *       (the oracle) and K x the MPI library's own algorithm (native). --oracle-reps R times
+ *       each instance over R calls (16); --oracle-cache FILE reads the oracle from FILE when it
+ *       exists, else measures it and writes it there (SimGrid time is deterministic, so runs
+ *       of one point with different K or settings can share it). With
  *       --expect, fails when the engine's choice is slower than RATIO x the best single.
  *   adapt_sim --change T [--coll C] [--bytes N] [--calls K]
  *       K adaptive calls, wait until simulated time T (a platform whose links change at T),
@@ -21,7 +26,7 @@
 #include <string.h>
 #include "autocoll.h"
 
-static int coll, p, me, count, bad;
+static int coll, p, me, count, bad, trace;
 static int *sbuf, *rbuf;
 
 static void fill(int iter) {
@@ -91,6 +96,8 @@ typedef struct {
     double t[64];
 } oracle_t;
 
+static int oracle_reps = 16;
+
 static void oracle(oracle_t *o) {
     o->best_t = -1;
     o->n = 0;
@@ -99,7 +106,7 @@ static void oracle(oracle_t *o) {
             char name[160];
             autocoll_instance_name(coll, a, i, name, sizeof name);
             autocoll_force(coll, name);
-            double t = timed(name, 16);
+            double t = timed(name, oracle_reps);
             if (t < 0) continue;
             snprintf(o->name[o->n], sizeof o->name[0], "%s", name);
             o->t[o->n++] = t;
@@ -109,6 +116,33 @@ static void oracle(oracle_t *o) {
             }
         }
     autocoll_force(coll, NULL);
+}
+
+/* The oracle from FILE (every rank reads it) or measured and written there by rank 0. */
+static void oracle_cached(oracle_t *o, const char *file) {
+    FILE *f = file ? fopen(file, "r") : NULL;
+    if (!f) {
+        oracle(o);
+        if (file && me == 0 && (f = fopen(file, "w"))) {
+            for (int i = 0; i < o->n; i++)
+                fprintf(f, "%.9e %s\n", o->t[i], o->name[i]);
+            fclose(f);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    o->best_t = -1;
+    o->n = 0;
+    double t;
+    while (o->n < 64 && fscanf(f, "%lf %159s", &t, o->name[o->n]) == 2) {
+        o->t[o->n] = t;
+        if (o->best_t < 0 || t < o->best_t) {
+            o->best_t = t;
+            snprintf(o->best, sizeof o->best, "%s", o->name[o->n]);
+        }
+        o->n++;
+    }
+    fclose(f);
 }
 
 static double oracle_time(const oracle_t *o, const char *name) {
@@ -123,6 +157,11 @@ static void adaptive(int k, double *t, int base) {
         double t0 = MPI_Wtime();
         call(base + i);
         t[i] = MPI_Wtime() - t0;
+        if (trace && me == 0) {
+            char got[256];
+            autocoll_last_choice(MPI_COMM_WORLD, coll, got, sizeof got);
+            printf("CALL %d %.1f us %s\n", i, 1e6 * t[i], got);
+        }
     }
 }
 
@@ -140,6 +179,7 @@ int main(int argc, char **argv) {
     long bytes = 4096;
     int calls = 1000;
     double expect = 0, change = -1;
+    const char *cache = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--coll"))
             cname = argv[i + 1];
@@ -151,9 +191,14 @@ int main(int argc, char **argv) {
             expect = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--change"))
             change = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--oracle-reps"))
+            oracle_reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--oracle-cache"))
+            cache = argv[i + 1];
     }
+    trace = getenv("ADAPT_SIM_TRACE") != NULL;
     coll = autocoll_coll_from_name(cname);
-    if (coll < 0 || bytes < 4 || calls < 1) {
+    if (coll < 0 || bytes < 4 || calls < 1 || oracle_reps < 1) {
         if (me == 0) fprintf(stderr, "adapt_sim: bad arguments\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
@@ -166,7 +211,7 @@ int main(int argc, char **argv) {
     int rc = 0;
 
     if (change < 0) {
-        oracle(o);
+        oracle_cached(o, cache);
         adaptive(calls, t, 1000);
         if (autocoll_adaptive_info(MPI_COMM_WORLD, coll, (unsigned long long)bytes, &info) !=
             MPI_SUCCESS)
@@ -190,6 +235,12 @@ int main(int argc, char **argv) {
             printf("RATIO %s %ld after-convergence/best %.3f probing-overhead/total %.3f "
                    "chosen/best %.3f probe-calls %ld\n",
                    cname, bytes, conv, over > 0 ? over : 0, chosen_t / o->best_t, info.probe_calls);
+            double nat = oracle_time(o, "native");
+            printf("TOTAL %s %ld calls %d engine %.6f oracle %.6f native %.6f engine/oracle %.3f "
+                   "engine/native %.3f probe-calls %ld settled %ld\n",
+                   cname, bytes, calls, all, calls * o->best_t, calls * nat,
+                   all / (calls * o->best_t), nat > 0 ? all / (calls * nat) : -1.0,
+                   info.probe_calls, info.settled_at);
         }
         if (expect > 0 && !(chosen_t > 0 && chosen_t <= expect * o->best_t)) rc = 1;
     } else {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark of the adaptive engine on the simulated 16-node 100 Mbit/s Ethernet cluster of seed
-# 000 (deterministic SimGrid time). For each point, a 1000-call run with the defaults (grouping,
-# group margin, model pruning) and one as basic STAR-MPI (every candidate, no grouping). Prints
+# 000 (deterministic SimGrid time). For each point, a 1000-call run with the defaults (racing
+# learner, model pruning) and one as basic STAR-MPI (classic learner, every candidate, no
+# grouping). Prints
 # ratios against the goals of the adaptive-engine issue; it gates nothing.
 # usage: bench.sh SMPIRUN ADAPT_SIM PLATFORM_BASE(without .xml/.hosts) [points...]
 set -euo pipefail
@@ -18,7 +19,7 @@ printf '%-10s %8s | %-28s | %-28s | %s\n' collective bytes "after-conv/best (goa
 for pt in $points; do
   c=${pt%%:*} n=${pt##*:}
   d=$(run "AUTOCOLL_CHECK=0" "$c" "$n")
-  b=$(run "AUTOCOLL_GROUPING=0 AUTOCOLL_PRUNE=0" "$c" "$n")
+  b=$(run "AUTOCOLL_LEARN=classic AUTOCOLL_GROUPING=0 AUTOCOLL_PRUNE=0" "$c" "$n")
   # RATIO coll bytes after-convergence/best X probing-overhead/total Y chosen/best Z probe-calls N
   set -- $d; conv=$5 over=$7 calls=${11}
   set -- $b; bconv=$5 bover=$7 bcalls=${11}

@@ -480,6 +480,43 @@ static void settings_mode_table(void **st) {
     assert_string_equal(err, "");
 }
 
+/* Issue 17: the learning settings, their defaults and bad values. */
+static void settings_learn(void **st) {
+    (void)st;
+    ac_settings_t s;
+    char err[1024];
+    ac_settings_parse(&s, "", err, sizeof err);
+    assert_int_equal(s.learn, 1);
+    assert_true(s.explore == 0.10);
+    assert_true(s.race_margin == 0.10);
+    assert_int_equal(s.race_iter, 3);
+    ac_settings_parse(&s,
+                      "AUTOCOLL_LEARN=classic\nAUTOCOLL_EXPLORE=0.05\nAUTOCOLL_RACE_MARGIN=0.2\n"
+                      "AUTOCOLL_RACE_ITER=5\n",
+                      err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(s.learn, 0);
+    assert_true(s.explore == 0.05);
+    assert_true(s.race_margin == 0.2);
+    assert_int_equal(s.race_iter, 5);
+    ac_settings_parse(&s,
+                      "AUTOCOLL_LEARN=fast\nAUTOCOLL_EXPLORE=0\nAUTOCOLL_RACE_MARGIN=-1\n"
+                      "AUTOCOLL_RACE_ITER=65\n",
+                      err, sizeof err);
+    assert_int_equal(s.learn, 1);
+    assert_true(s.explore == 0.10);
+    assert_true(s.race_margin == 0.10);
+    assert_int_equal(s.race_iter, 3);
+    assert_non_null(strstr(err, "AUTOCOLL_LEARN='fast'"));
+    assert_non_null(strstr(err, "AUTOCOLL_EXPLORE='0'"));
+    assert_non_null(strstr(err, "AUTOCOLL_RACE_MARGIN='-1'"));
+    assert_non_null(strstr(err, "AUTOCOLL_RACE_ITER='65'"));
+    ac_settings_parse(&s, "AUTOCOLL_LEARN=race\nAUTOCOLL_RACE_ITER=x\n", err, sizeof err);
+    assert_int_equal(s.learn, 1);
+    assert_int_equal(s.race_iter, 3);
+    assert_non_null(strstr(err, "AUTOCOLL_RACE_ITER='x'"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settings_defaults),
@@ -498,6 +535,7 @@ int main(void) {
         cmocka_unit_test(settings_many_problems),
         cmocka_unit_test(settings_numbers),
         cmocka_unit_test(settings_mode_table),
+        cmocka_unit_test(settings_learn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,11 @@
  * across the copies exactly as MPI would. Checks: the fastest candidate is chosen; after the
  * chosen candidate slows down for good it switches, after a transient spike it does not; every
  * copy runs the same candidate at every call; grouping needs fewer probe calls; the monitoring
- * factor doubles up to its cap; edge cases (one candidate, ITER = 1).
+ * factor doubles up to its cap; edge cases (one candidate, ITER = 1). Racing (cfg.race): a
+ * clearly slower candidate is dropped after its first call while a close one is sampled to the
+ * end; the no-regret rule runs the incumbent while the budget is spent, keeps the probes'
+ * excess within the budget (plus one batch), replaces the incumbent once a candidate has
+ * proven faster, and leaves a short run untouched.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -83,7 +87,7 @@ static double scen_clock(int c, long call, int rank, void *arg) {
     return t;
 }
 
-static const ac_star_cfg_t basic = {10, 0.10, 64, 0, 0, 0};
+static const ac_star_cfg_t basic = {.iter = 10, .eps = 0.10, .delta_max = 64};
 
 static void picks_fastest(void **st) {
     (void)st;
@@ -260,6 +264,210 @@ static void iter_one_and_bad_init(void **st) {
     assert_int_equal(ac_star_init(&s, &basic, 4, AC_STAR_MAX + 1, NULL), -1);
 }
 
+static const ac_star_cfg_t racing = {.iter = 10,
+                                     .eps = 0.10,
+                                     .delta_max = 64,
+                                     .stat_max = 1,
+                                     .race = 1,
+                                     .race_margin = 0.10,
+                                     .explore = 0.10,
+                                     .race_iter = 3,
+                                     .incumbent = 0};
+
+/* Calls per candidate, counted by the test from what the copies ran. */
+static void race_run(world_t *w, scen_t *sc, int calls, long *ran) {
+    for (int i = 0; i < calls; i++)
+        ran[world_call(w, scen_clock, sc)]++;
+}
+
+static void race_drops_slow_after_one_call(void **st) {
+    (void)st;
+    /* Incumbent 0 (2 ms); 1 is the best (1 ms); 4 is within 5 % of it; 2, 3, 5 are at least
+     * 5 times slower: each must cost exactly one call. An ample budget isolates the racing. */
+    scen_t sc = {{2, 1, 5, 6, 1.05, 8}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 100;
+    world_t w;
+    world_init(&w, &cfg, 6, NULL);
+    long ran[6] = {0};
+    race_run(&w, &sc, 300, ran);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(ac_star_next(&w.s[0]), 1);
+    assert_int_equal(ran[2], 1);
+    assert_int_equal(ran[3], 1);
+    assert_int_equal(ran[5], 1);
+    assert_true(w.s[0].drops >= 3);
+    assert_true(!w.s[0].alive[2] && !w.s[0].alive[3] && !w.s[0].alive[5]);
+    /* The close one is not dropped on its first call: it gets all its samples. */
+    assert_int_equal(w.s[0].nsamp[4], cfg.race_iter);
+    /* Far fewer probe calls than ITER per candidate (classic: 50). */
+    assert_true(w.s[0].probe_calls <= 1 + 1 + 1 + 3 + 3);
+    world_free(&w);
+}
+
+static void race_no_regret(void **st) {
+    (void)st;
+    /* Incumbent 0 (1 ms); 1 is the best (0.5 ms), probed first; 2..8 cost 3 ms. */
+    scen_t sc = {{1, 0.5, 3, 3, 3, 3, 3, 3, 3}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 0.05;
+    world_t w;
+    world_init(&w, &cfg, 9, NULL);
+    /* A short run is not explored at all: the budget (5 % of the time so far) does not yet
+     * cover a batch of probes. */
+    for (int i = 0; i < 30; i++)
+        assert_int_equal(world_call(&w, scen_clock, &sc), 0);
+    assert_int_equal(w.s[0].probe_calls, 0);
+    /* Long run: at every call the time spent beyond what the incumbent alone would have cost
+     * (1 ms a call, up to 3 % jitter) stays within the budget plus one batch of probes
+     * (3 x 2 ms), computed here from the clock. */
+    double total = 0.030;
+    long n = 30;
+    int proven_while_measuring = 0, old_after_proven = 0;
+    for (long i = 30; i < 3000; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        total += sc.base[c] * 1e-3;
+        n++;
+        assert_true(total - n * 1.03e-3 <= cfg.explore * total + 3 * 2e-3 * 1.03);
+        /* Once proven faster (race_iter samples), 1 runs instead of 0 while the others are
+         * still being explored, and 0 never runs again. */
+        if (w.s[0].stage == AC_STAR_MEASURE && w.s[0].cur == 1 && c == 1) proven_while_measuring++;
+        if (w.s[0].cur == 1 && c == 0) old_after_proven++;
+    }
+    assert_true(proven_while_measuring > 0);
+    assert_int_equal(old_after_proven, 0);
+    assert_int_equal(w.s[0].cur, 1);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    long before = w.s[0].calls;
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(world_call(&w, scen_clock, &sc), 1);
+    assert_int_equal(w.s[0].calls, before + 100);
+    world_free(&w);
+    /* Nothing beats the incumbent: exploring costs at most the budget (plus one batch) at
+     * every call, and all of it is done within 3000 calls. */
+    scen_t worse = {{1, 3, 3, 3, 3, 3, 3, 3, 3}, -1, 0, 0, 1};
+    world_init(&w, &cfg, 9, NULL);
+    total = 0;
+    for (n = 1; n <= 3000; n++) {
+        total += worse.base[world_call(&w, scen_clock, &worse)] * 1e-3;
+        assert_true(total - n * 1.03e-3 <= cfg.explore * total + 3 * 2e-3 * 1.03);
+    }
+    assert_int_equal(w.s[0].cur, 0);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].probe_calls, 8);
+    world_free(&w);
+}
+
+static void race_picks_fastest(void **st) {
+    (void)st;
+    /* The fastest (4, 0.95 ms) comes late in probe order, after candidates within 10-40 % of
+     * it; the incumbent (0) is twice as slow. With the default budget the engine must end on 4
+     * and keep it. */
+    scen_t sc = {{2, 1.3, 1.1, 1.25, 0.95, 3, 1.05}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &racing, 7, NULL);
+    int last = -1, settled_on = -1;
+    for (int i = 0; i < 2000; i++) {
+        last = world_call(&w, scen_clock, &sc);
+        if (settled_on < 0 && w.s[0].stage == AC_STAR_MONITOR) settled_on = w.s[0].cur;
+    }
+    /* Chosen by the racing itself, not by a later switch of the monitoring. */
+    assert_int_equal(settled_on, 4);
+    assert_int_equal(w.s[0].switches, 0);
+    assert_int_equal(last, 4);
+    assert_int_equal(w.s[0].cur, 4);
+    /* Every live candidate was sampled race_iter times; the chosen one beats each of them. */
+    for (int c = 0; c < 7; c++)
+        if (w.s[0].alive[c]) {
+            assert_true(w.s[0].nsamp[c] >= racing.race_iter);
+            assert_true(w.s[0].score[4] <= w.s[0].score[c]);
+        }
+    world_free(&w);
+}
+
+/* Rank-dependent times: on rank r candidate r % 5 is the fastest by far, so a rank deciding on
+ * its own times would pick a different candidate than the others. */
+static double split_clock(int c, long call, int rank, void *arg) {
+    (void)arg;
+    double t = c == rank % 5 ? 0.2 : 1.0 + 0.15 * c;
+    return 1e-3 * t * (1 + 0.05 * (double)((call * 7919 + rank * 104729 + c * 31) % 100) / 100.0);
+}
+
+static void race_ranks_cannot_diverge(void **st) {
+    (void)st;
+    /* world_call checks at every call that all copies run the same candidate and reduce at the
+     * same call; here every copy's whole decision state must also stay identical. */
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 0.5;
+    world_t w;
+    world_init(&w, &cfg, 7, NULL);
+    for (int i = 0; i < 1500; i++) {
+        world_call(&w, split_clock, NULL);
+        for (int r = 1; r < P; r++) {
+            assert_int_equal(w.s[r].stage, w.s[0].stage);
+            assert_int_equal(w.s[r].cur, w.s[0].cur);
+            assert_int_equal(w.s[r].nplan, w.s[0].nplan);
+            assert_int_equal(w.s[r].drops, w.s[0].drops);
+            for (int c = 0; c < 7; c++) {
+                assert_int_equal(w.s[r].alive[c], w.s[0].alive[c]);
+                assert_int_equal(w.s[r].nsamp[c], w.s[0].nsamp[c]);
+                assert_true(w.s[r].score[c] == w.s[0].score[c]);
+            }
+            assert_true(w.s[r].total == w.s[0].total);
+        }
+    }
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    /* Completion time: the slowest rank decides, so each candidate 0..4 costs 1 + 0.15 c ms
+     * (its 0.2 ms on one rank does not count) and 5, 6 cost more: 0 is the choice. */
+    assert_int_equal(w.s[0].cur, 0);
+    world_free(&w);
+}
+
+static void race_late_probed_last(void **st) {
+    (void)st;
+    /* Candidate 1 is marked late (a one-time set-up on its first call): every other candidate
+     * is tried before it; it is still tried, and chosen when it is the fastest. */
+    scen_t sc = {{2, 0.9, 1.2, 1.5, 1.3, 1.4}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 100;
+    world_t w;
+    world_init(&w, &cfg, 6, NULL);
+    for (int r = 0; r < P; r++)
+        w.s[r].late[1] = 1;
+    long first[6];
+    for (int c = 0; c < 6; c++)
+        first[c] = -1;
+    for (long i = 0; i < 300; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        if (first[c] < 0) first[c] = i;
+    }
+    for (int c = 2; c < 6; c++)
+        assert_true(first[c] >= 0 && first[c] < first[1]);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 1);
+    world_free(&w);
+}
+
+static void race_sees_change_while_measuring(void **st) {
+    (void)st;
+    /* A small budget keeps the key measuring for long, running the incumbent (0). From call
+     * 300 the incumbent is 10 times slower for good: within a few long runs (at most 4 x ITER
+     * calls each) the key must leave it, although most of its samples are from before. */
+    scen_t sc = {{1, 1.5, 3, 3, 3, 3, 3, 3}, 0, 300, 1L << 40, 10};
+    ac_star_cfg_t cfg = racing;
+    cfg.explore = 0.02;
+    world_t w;
+    world_init(&w, &cfg, 8, NULL);
+    long left = -1;
+    for (long i = 0; i < 600; i++) {
+        int c = world_call(&w, scen_clock, &sc);
+        if (i == 299) assert_int_equal(c, 0);
+        if (i >= 300 && left < 0 && w.s[0].cur != 0) left = i;
+    }
+    assert_true(left >= 300 && left < 300 + 3 * 4 * cfg.iter);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -272,6 +480,12 @@ int main(void) {
         cmocka_unit_test(switch_into_group_probes_its_members),
         cmocka_unit_test(single_candidate_never_reduces),
         cmocka_unit_test(iter_one_and_bad_init),
+        cmocka_unit_test(race_drops_slow_after_one_call),
+        cmocka_unit_test(race_no_regret),
+        cmocka_unit_test(race_picks_fastest),
+        cmocka_unit_test(race_ranks_cannot_diverge),
+        cmocka_unit_test(race_late_probed_last),
+        cmocka_unit_test(race_sees_change_while_measuring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
