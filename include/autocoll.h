@@ -46,6 +46,8 @@ enum {
     AUTOCOLL_R_TOPOLOGY_FILE = 1 << 7, /* needs a switch-tree topology file */
     AUTOCOLL_R_NATIVE = 1 << 8         /* the MPI library's own collective (always applicable) */
 };
+/* Needs at least two clusters known from AUTOCOLL_GRID_CLUSTERS (grid bcast algorithms). */
+enum { AUTOCOLL_R_GRID = 1 << 16 };
 
 typedef struct {
     const char *coll;        /* collective name, e.g. "allgather" */

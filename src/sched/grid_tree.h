@@ -270,4 +270,34 @@ int ac_grid_store_offer(const char *dir, const ac_grid_key_t *k, const ac_grid_m
                         long matrix_version, double now, const int *parent, char *err,
                         size_t errlen);
 
+/* ------------------------------------------------------------------ baselines and transport */
+
+/* MPICH-G2-style static tree (spec section 12) over ranks 0..n-1 with site[] and cluster[]
+ * labels (a cluster lies in one site): the root sends to the lowest rank of every other site
+ * (site order = order of lowest ranks), each site's entry node (the root in its own site) to
+ * the lowest rank of every other cluster of its site, and each cluster's entry node runs a
+ * binomial tree over the cluster's ranks (in rank order, rotated to the entry). Children in
+ * send order: other sites, other clusters of the site, then binomial children largest subtree
+ * first. t must be allocated for n. O(n^2) in the worst case, O(n) per cluster. */
+void ac_grid_g2_tree(int n, int root, const int *site, const int *cluster, ac_grid_tree_t *t);
+
+/* Earliest-arrival approximation of Mateescu's tree (spec section 12, "mateescu-approx"):
+ * free(root) = 0; repeatedly attach the outside node v under the tree node u minimising
+ * free(u) + o[u] + L[u][v] + m/B[u][v] (ties: lowest u, then lowest v), set R(v) = free(v) to
+ * that value and advance free(u) by o[u] + m/B[u][v]. Children in the order attached, which is
+ * their send order. O(n^3). Returns the arrival time of the last node. */
+double ac_grid_greedy_tree(const ac_grid_model_t *M, int root, ac_grid_tree_t *t);
+
+/* Preorder description of a tree carried with a broadcast (spec section 11.4): pairs
+ * (rank, number of children), the subtree of v first, then each child's subtree in send order.
+ * ac_grid_pre_encode writes the subtree of v into out (2 x its size int32 values) and returns
+ * the number of pairs. */
+int ac_grid_pre_encode(const ac_grid_tree_t *t, int v, int32_t *out);
+/* Splits a received preorder description pre[0..npairs-1] (pairs) whose first node is me:
+ * for each child k, its rank, the first pair of its slice and the slice's length in pairs.
+ * Checks ranks in 0..n-1, counts consistent, the whole description used. Returns the number
+ * of children, or -1 when the description is malformed. */
+int ac_grid_pre_split(const int32_t *pre, int npairs, int n, int me, int *crank, int *cfirst,
+                      int *clen);
+
 #endif

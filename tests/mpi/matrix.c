@@ -228,6 +228,10 @@ static int applicable(unsigned r, int coll, int commutative, int inplace) {
     if ((r & AUTOCOLL_R_NO_INPLACE) && inplace && !rooted(coll)) return 0;
     if ((r & AUTOCOLL_R_MULTINODE) && nnodes < 2) return 0;
     if (r & AUTOCOLL_R_TOPOLOGY_FILE) return 0;
+    if (r & AUTOCOLL_R_GRID) { /* clusters come from the library's settings */
+        autocoll_situation_t s = {.p = p, .nodes = nnodes};
+        if (autocoll_restriction_reason(AUTOCOLL_R_GRID, &s)) return 0;
+    }
     return 1;
 }
 
