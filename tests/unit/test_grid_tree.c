@@ -13,7 +13,10 @@
  *  - clusteredSA: brute-force optimum on a two-cluster instance split into pools, one edge into
  *    each cluster, dry-run call count, valid trees on 64 random nodes (acceptance 5);
  *  - advisor: regression on constant, linear and alternating histories, clamps, buckets, plan,
- *    app_file mode detection; network and tree files: round trips and line-numbered errors.
+ *    app_file mode detection; network and tree files: round trips and line-numbered errors;
+ *  - baselines and transport (section 11, 12): the G2 tree and the earliest-arrival tree on
+ *    hand-worked examples, the preorder description and its split with malformed inputs;
+ *  - the grid settings of section 17 (core/settings.c): values, messages and defaults.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "core/ac.h"
 #include "sched/grid_tree.h"
 
 /* ------------------------------------------------------------------ helpers */
@@ -1187,6 +1191,159 @@ static void test_rng(void **state) {
         assert_true(hist7[i] > 850 && hist7[i] < 1150);
 }
 
+/* ------------------------------------------------------------------ baselines, transport */
+
+/* Worked by hand (spec section 12): ranks 0,1 site 0 cluster 0; 2,3 site 0 cluster 1;
+ * 4,5,6 site 1 cluster 2; 7 site 1 cluster 3; root 1. Site entries 1 and 4; cluster entries
+ * 1, 2, 4, 7. Root: 4 (other site), 2 (other cluster of its site), 0 (binomial of {0, 1}
+ * rotated to 1); 4: 7 (other cluster of its site), then binomial of {4,5,6}: 6, 5; 2: 3. */
+static void test_g2_tree(void **state) {
+    (void)state;
+    int site[8] = {0, 0, 0, 0, 1, 1, 1, 1}, cl[8] = {0, 0, 1, 1, 2, 2, 2, 3};
+    ac_grid_tree_t t;
+    assert_int_equal(ac_grid_tree_alloc(&t, 8), 0);
+    ac_grid_g2_tree(8, 1, site, cl, &t);
+    int par[8] = {1, -1, 1, 2, 1, 4, 4, 4};
+    assert_memory_equal(t.parent, par, sizeof par);
+    int first[9] = {0, 0, 3, 4, 4, 7, 7, 7, 7}, child[7] = {4, 2, 0, 3, 7, 6, 5};
+    assert_memory_equal(t.first, first, sizeof first);
+    assert_memory_equal(t.child, child, sizeof child);
+    /* Only one message between the two sites. */
+    int cross = 0;
+    for (int v = 0; v < 8; v++)
+        cross += par[v] >= 0 && site[par[v]] != site[v];
+    assert_int_equal(cross, 1);
+    /* Preorder from the root and its split (section 11.4). */
+    int32_t pre[16];
+    assert_int_equal(ac_grid_pre_encode(&t, 1, pre), 8);
+    int32_t want[16] = {1, 3, 4, 3, 7, 0, 6, 0, 5, 0, 2, 1, 3, 0, 0, 0};
+    assert_memory_equal(pre, want, sizeof want);
+    int cr[8], cf[8], cln[8];
+    assert_int_equal(ac_grid_pre_split(pre, 8, 8, 1, cr, cf, cln), 3);
+    assert_int_equal(cr[0], 4);
+    assert_int_equal(cf[0], 1);
+    assert_int_equal(cln[0], 4);
+    assert_int_equal(cr[1], 2);
+    assert_int_equal(cf[1], 5);
+    assert_int_equal(cln[1], 2);
+    assert_int_equal(cr[2], 0);
+    assert_int_equal(cf[2], 7);
+    assert_int_equal(cln[2], 1);
+    /* Child 4's slice as received by 4. */
+    assert_int_equal(ac_grid_pre_split(pre + 2, 4, 8, 4, cr, cf, cln), 3);
+    assert_int_equal(cr[2], 5);
+    /* Malformed: another first rank, truncated, extra pairs, rank out of range. */
+    assert_int_equal(ac_grid_pre_split(pre, 8, 8, 2, cr, cf, cln), -1);
+    assert_int_equal(ac_grid_pre_split(pre, 7, 8, 1, cr, cf, cln), -1);
+    int32_t extra[18];
+    memcpy(extra, pre, sizeof pre);
+    extra[16] = 6;
+    extra[17] = 0;
+    assert_int_equal(ac_grid_pre_split(extra, 9, 8, 1, cr, cf, cln), -1);
+    pre[4] = 9;
+    assert_int_equal(ac_grid_pre_split(pre, 8, 8, 1, cr, cf, cln), -1);
+    ac_grid_tree_free(&t);
+    /* Root alone in its cluster of a one-site map: flat to the other cluster entries. */
+    int s1[4] = {0, 0, 0, 0}, c1[4] = {0, 1, 1, 2};
+    assert_int_equal(ac_grid_tree_alloc(&t, 4), 0);
+    ac_grid_g2_tree(4, 0, s1, c1, &t);
+    int par1[4] = {-1, 0, 1, 0};
+    assert_memory_equal(t.parent, par1, sizeof par1);
+    ac_grid_tree_free(&t);
+}
+
+/* Earliest arrival (spec section 12), worked by hand with o = 0, L = 0. */
+static void test_greedy_tree(void **state) {
+    (void)state;
+    inst_t I;
+    inst_alloc(&I, 4, 1.0);
+    for (int u = 0; u < 4; u++) {
+        I.o[u] = 0;
+        for (int v = 0; v < 4; v++) {
+            I.L[u * 4 + v] = 0;
+            I.B[u * 4 + v] = 1.0 / 5; /* m/B = 5 */
+        }
+    }
+    for (int v = 1; v < 4; v++)
+        I.B[0 * 4 + v] = 1.0; /* m/B = 1 from the root */
+    /* 0->1 at 1 (free(0) = 1), 0->2 at 2 (1->2 would be 1 + 5), 0->3 at 3. */
+    ac_grid_tree_t t;
+    assert_int_equal(ac_grid_tree_alloc(&t, 4), 0);
+    assert_true(fabs(ac_grid_greedy_tree(&I.M, 0, &t) - 3.0) < 1e-12);
+    int par[4] = {-1, 0, 0, 0}, child[3] = {1, 2, 3};
+    assert_memory_equal(t.parent, par, sizeof par);
+    assert_memory_equal(t.child, child, sizeof child);
+    /* Relaying wins once the root is busy: 1->2 costs 1 after R(1) = 1, root's next is 2 + 1. */
+    I.B[1 * 4 + 2] = 1.0 / 0.5; /* m/B = 0.5 */
+    I.B[0 * 4 + 2] = 1.0 / 1.5; /* m/B = 1.5: 0->2 at 1 + 1.5 = 2.5 > 1 + 0.5 */
+    assert_true(fabs(ac_grid_greedy_tree(&I.M, 0, &t) - 2.0) < 1e-12); /* 0->3 at 2 */
+    int par2[4] = {-1, 0, 1, 0};
+    assert_memory_equal(t.parent, par2, sizeof par2);
+    ac_grid_tree_free(&t);
+    inst_free(&I);
+}
+
+/* Settings of spec section 17 (src/core/settings.c). */
+static void test_grid_settings(void **state) {
+    (void)state;
+    ac_settings_t s;
+    char err[4096];
+    ac_settings_parse(&s, "", err, sizeof err);
+    assert_true(s.probe_period == 300 && s.probe_bytes == 262144 && s.probe_reps == 10);
+    assert_int_equal(s.sa_seed, 1);
+    assert_int_equal(s.pool_max, 16);
+    assert_int_equal(s.npool_pcts, 4);
+    assert_int_equal(s.pool_pcts[3], 75);
+    assert_int_equal(s.adv_window, 8);
+    assert_int_equal(s.pack_max, 65536);
+    assert_string_equal(s.grid_map, "");
+    ac_settings_parse(&s,
+                      "AUTOCOLL_GRID_CLUSTERS=map:0.0,0.0,1.2,1.2,1.3\nAUTOCOLL_POOL_PCTS=20,70\n"
+                      "AUTOCOLL_SA_DELTA=ms\nAUTOCOLL_SA_BUDGET=evals\nAUTOCOLL_PROBE_PERIOD=60\n",
+                      err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(s.grid_map_n, 5);
+    assert_int_equal(s.grid_map_nc, 3);
+    assert_int_equal(s.npool_pcts, 2);
+    assert_int_equal(s.pool_pcts[1], 70);
+    assert_int_equal(s.sa_delta_ms, 1);
+    assert_int_equal(s.sa_budget_evals, 1);
+    assert_true(s.probe_period == 60);
+    ac_g.set = s;
+    assert_int_equal(ac_grid_nclusters(5, 1), 3);
+    assert_int_equal(ac_grid_nclusters(4, 2), 0); /* the map is for 5 ranks */
+    ac_settings_parse(&s, "AUTOCOLL_GRID_CLUSTERS=nodes\n", err, sizeof err);
+    ac_g.set = s;
+    assert_int_equal(ac_grid_nclusters(4, 2), 2);
+    memset(&ac_g.set, 0, sizeof ac_g.set);
+    assert_int_equal(ac_grid_nclusters(4, 2), 0);
+    /* Bad values: a message naming the setting, the default kept. */
+    static const struct {
+        const char *line, *msg;
+    } bad[] = {
+        {"AUTOCOLL_GRID_CLUSTERS=map:0.0,0.x", "entry 2 is not C or S.C"},
+        {"AUTOCOLL_GRID_CLUSTERS=map:0.1,1.1", "cluster 1 on sites 0 and 1"},
+        {"AUTOCOLL_GRID_CLUSTERS=racks", "expected none, nodes or map:S.C"},
+        {"AUTOCOLL_POOL_PCTS=10,0", "AUTOCOLL_POOL_PCTS='10,0': expected 1 to 8"},
+        {"AUTOCOLL_SA_DELTA=seconds", "expected relative or ms; using relative"},
+        {"AUTOCOLL_SA_BUDGET=cycles", "expected time or evals; using time"},
+        {"AUTOCOLL_PROBE_PERIOD=-1", "AUTOCOLL_PROBE_PERIOD='-1': expected a decimal number"},
+        {"AUTOCOLL_POOL_MAX=1", "AUTOCOLL_POOL_MAX='1': expected a decimal integer in [2,"},
+        {"AUTOCOLL_ADV_GAPMODEL=cubic", "expected linear or log; using linear"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char block[256];
+        snprintf(block, sizeof block, "%s\n", bad[i].line);
+        ac_settings_parse(&s, block, err, sizeof err);
+        if (!strstr(err, bad[i].msg)) fail_msg("%s: got '%s'", bad[i].line, err);
+        assert_string_equal(s.grid_map, "");
+        assert_int_equal(s.npool_pcts, 4);
+        assert_int_equal(s.pool_max, 16);
+        assert_true(s.probe_period == 300);
+        assert_int_equal(s.sa_delta_ms, 0);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rng),
@@ -1210,6 +1367,9 @@ int main(void) {
         cmocka_unit_test(test_app_file),
         cmocka_unit_test(test_net_file),
         cmocka_unit_test(test_tree_store),
+        cmocka_unit_test(test_g2_tree),
+        cmocka_unit_test(test_greedy_tree),
+        cmocka_unit_test(test_grid_settings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
