@@ -384,6 +384,10 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     }
     s->searched = 1;
     g->adv_runs++;
+    if (ac_g.set.verbose >= 2)
+        ac_log("grid_adaptive: root %d bucket %d matrices v%ld: tree cost %.3g s (search %.3g, "
+               "stored %.3g, g2 %.3g)\n",
+               root, b, g->version, s->cost, c_new, c_old, c_g2);
 fn_exit:
     free(par);
     ac_grid_eval_free(e);
