@@ -59,7 +59,20 @@ static void comm_free(ac_grid_comm_t *g) {
     free(g);
 }
 
+static ac_grid_comm_t *comm_get(ac_ctx_t *ctx);
+
+/* The table is process-wide: under MPI_THREAD_MULTIPLE two communicators may broadcast at
+ * once, so lookups are locked then (the state of one communicator is used by one call at a
+ * time, as MPI orders the collectives of a communicator). */
 ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
+    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
+    if (locked) ac_lock();
+    ac_grid_comm_t *g = comm_get(ctx);
+    if (locked) ac_unlock();
+    return g;
+}
+
+static ac_grid_comm_t *comm_get(ac_ctx_t *ctx) {
     for (int i = 0; i < ncomms; i++)
         if (comms[i]->ctx == (const void *)ctx && comms[i]->ctx_id == ctx->id &&
             comms[i]->p == ctx->size)
