@@ -49,6 +49,8 @@ enum {
                                           x_0 op (x_1 op (... op x_{p-1})): excluded where
                                           AUTOCOLL_REPRODUCIBLE applies (docs/reproducible.md) */
 };
+/* Needs at least two clusters known from AUTOCOLL_GRID_CLUSTERS (grid bcast algorithms). */
+enum { AUTOCOLL_R_GRID = 1 << 16 };
 
 typedef struct {
     const char *coll;        /* collective name, e.g. "allgather" */

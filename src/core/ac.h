@@ -236,6 +236,25 @@ typedef struct {
     double explore;     /* AUTOCOLL_EXPLORE: exploration budget, fraction of a key's time (0.10) */
     double race_margin; /* AUTOCOLL_RACE_MARGIN: base drop margin of the racing (0.10) */
     int race_iter;      /* AUTOCOLL_RACE_ITER: samples before a candidate can be chosen (3) */
+    /* Grid broadcast (seed 002, docs/grid-bcast.md, spec adaptive-bcast-grid.md section 17). */
+    char grid_map[2048]; /* AUTOCOLL_GRID_CLUSTERS: "" none, "nodes", or "map:S.C,..." */
+    int grid_map_n;      /* entries of a map (0: nodes or none) */
+    int grid_map_nc;     /* distinct clusters of a map */
+    double probe_period; /* AUTOCOLL_PROBE_PERIOD: seconds between measurement sweeps (300) */
+    int probe_bytes;     /* AUTOCOLL_PROBE_BYTES: M of the bandwidth probe (262144) */
+    int probe_reps;      /* AUTOCOLL_PROBE_REPS: round trips per median (10) */
+    int sa_seed;         /* AUTOCOLL_SA_SEED (1) */
+    int sa_delta_ms;     /* AUTOCOLL_SA_DELTA: 0 relative, 1 ms */
+    int sa_budget_evals; /* AUTOCOLL_SA_BUDGET: 0 time, 1 evals */
+    int sa_strict;       /* AUTOCOLL_SA_DEADLINE_STRICT (0) */
+    int pool_max;        /* AUTOCOLL_POOL_MAX (16) */
+    int npool_pcts;      /* AUTOCOLL_POOL_PCTS (10,25,50,75) */
+    int pool_pcts[8];
+    int adv_window;      /* AUTOCOLL_ADV_WINDOW (8) */
+    int adv_gaplog;      /* AUTOCOLL_ADV_GAPMODEL: 0 linear, 1 log */
+    double adv_fraction; /* AUTOCOLL_ADV_FRACTION: share of the gap the root may search (0.05) */
+    int pack_max;        /* AUTOCOLL_BCAST_PACK_MAX (65536) */
+    int grid_random;     /* AUTOCOLL_GRID_RANDOM_TREES: test aid, a random tree per call (0) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are
@@ -253,6 +272,12 @@ void ac_errs_end(ac_errs_t *e);
 void ac_settings_parse(ac_settings_t *s, const char *env_block, char *err, size_t errlen);
 /* The AUTOCOLL_* variables of this process as a "NAME=VALUE\n" block (malloc'ed). */
 char *ac_settings_env_block(void);
+/* Clusters known for a communicator of p ranks on `nodes` nodes (AUTOCOLL_GRID_CLUSTERS): the
+ * node count for "nodes", the map's cluster count when the map has p entries, else 0. */
+int ac_grid_nclusters(int p, int nodes);
+/* Site and cluster of every rank of ctx (numbered 0.. in order of their lowest rank). Returns
+ * the number of clusters, 0 when none are declared for ctx. */
+int ac_grid_layout(const struct ac_ctx *ctx, int *site, int *cluster);
 
 /* state.c: process-wide state */
 typedef struct {

@@ -153,6 +153,16 @@ static const ac_numset_t numsets[] = {
     AC_NUM("EXPLORE", 'd', 0.001, 100, explore),
     AC_NUM("RACE_MARGIN", 'd', 0, 100, race_margin),
     AC_NUM("RACE_ITER", 'i', 1, 64, race_iter),
+    AC_NUM("PROBE_PERIOD", 'd', 0, 1e9, probe_period),
+    AC_NUM("PROBE_BYTES", 'i', 2, 1 << 26, probe_bytes),
+    AC_NUM("PROBE_REPS", 'i', 1, 1000, probe_reps),
+    AC_NUM("SA_SEED", 'i', 0, 2147483647, sa_seed),
+    AC_NUM("SA_DEADLINE_STRICT", 'b', 0, 1, sa_strict),
+    AC_NUM("POOL_MAX", 'i', 2, 4096, pool_max),
+    AC_NUM("ADV_WINDOW", 'i', 1, 4096, adv_window),
+    AC_NUM("ADV_FRACTION", 'd', 0, 1, adv_fraction),
+    AC_NUM("BCAST_PACK_MAX", 'i', 0, 1 << 30, pack_max),
+    AC_NUM("GRID_RANDOM_TREES", 'b', 0, 1, grid_random),
 };
 
 static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_errs_t *err) {
@@ -181,6 +191,187 @@ static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_
     ac_errs_add(err, "AUTOCOLL_%s='%.400s': %s; keeping the default\n", n->name, val, msg);
 }
 
+/* ---------------------------------------------------------------- grid broadcast settings
+ * Seed 002 (Gupta & Vadhiyar), spec adaptive-bcast-grid.md section 17; docs/grid-bcast.md. */
+
+static void grid_defaults(ac_settings_t *s) {
+    s->probe_period = 300;
+    s->probe_bytes = 262144;
+    s->probe_reps = 10;
+    s->sa_seed = 1;
+    s->pool_max = 16;
+    s->npool_pcts = 4;
+    s->pool_pcts[0] = 10;
+    s->pool_pcts[1] = 25;
+    s->pool_pcts[2] = 50;
+    s->pool_pcts[3] = 75;
+    s->adv_window = 8;
+    s->adv_fraction = 0.05;
+    s->pack_max = 65536;
+}
+
+/* One map entry "C" or "S.C" (non-negative decimal integers) at *pp; advances past it. */
+static int map_entry(const char **pp, long *site, long *cl) {
+    const char *p = *pp;
+    char *end;
+    if (!isdigit((unsigned char)*p)) return -1;
+    long a = strtol(p, &end, 10), b = a;
+    if (*end == '.') {
+        if (!isdigit((unsigned char)end[1])) return -1;
+        b = strtol(end + 1, &end, 10);
+    }
+    if (a > 1 << 20 || b > 1 << 20 || (*end && *end != ',')) return -1;
+    *site = a;
+    *cl = b;
+    *pp = end + (*end == ',');
+    return 0;
+}
+
+/* Checks a "map:" value: entries, and that no cluster lies on two sites. Returns the number of
+ * entries (clusters in *nc) or -1 with a reason. */
+static int map_check(const char *v, int *nc, char *why, size_t len) {
+    enum { MAXC = 4096 };
+    static long site_of[MAXC];
+    int n = 0, distinct = 0;
+    for (int i = 0; i < MAXC; i++)
+        site_of[i] = -1;
+    for (const char *p = v; *p;) {
+        long st, cl;
+        if (map_entry(&p, &st, &cl) != 0) {
+            snprintf(why, len, "entry %d is not C or S.C (non-negative integers)", n + 1);
+            return -1;
+        }
+        if (cl >= MAXC) {
+            snprintf(why, len, "entry %d: cluster %ld above %d", n + 1, cl, MAXC - 1);
+            return -1;
+        }
+        if (site_of[cl] >= 0 && site_of[cl] != st) {
+            snprintf(why, len, "entry %d: cluster %ld on sites %ld and %ld", n + 1, cl, site_of[cl],
+                     st);
+            return -1;
+        }
+        if (site_of[cl] < 0) distinct++;
+        site_of[cl] = st;
+        n++;
+    }
+    if (!n) {
+        snprintf(why, len, "empty map");
+        return -1;
+    }
+    *nc = distinct;
+    return n;
+}
+
+static int grid_setting(ac_settings_t *s, const char *key, const char *val, ac_errs_t *err) {
+    if (!strcmp(key, "GRID_CLUSTERS")) {
+        char why[128];
+        int nc = 0, n = 0;
+        if (strlen(val) >= sizeof s->grid_map)
+            ac_errs_add(err, "AUTOCOLL_GRID_CLUSTERS: value too long; no clusters declared\n");
+        else if (!*val || !strcmp(val, "none") || !strcmp(val, "nodes"))
+            strcpy(s->grid_map, !strcmp(val, "nodes") ? val : "");
+        else if (strncmp(val, "map:", 4) != 0)
+            ac_errs_add(err,
+                        "AUTOCOLL_GRID_CLUSTERS='%.200s': expected none, nodes or map:S.C,...; "
+                        "no clusters declared (the default)\n",
+                        val);
+        else if ((n = map_check(val + 4, &nc, why, sizeof why)) < 0)
+            ac_errs_add(err, "AUTOCOLL_GRID_CLUSTERS='%.200s': %s; no clusters declared\n", val,
+                        why);
+        else {
+            strcpy(s->grid_map, val);
+            s->grid_map_n = n;
+            s->grid_map_nc = nc;
+        }
+    } else if (!strcmp(key, "SA_DELTA")) {
+        if (!strcmp(val, "relative") || !strcmp(val, "ms"))
+            s->sa_delta_ms = !strcmp(val, "ms");
+        else
+            ac_errs_add(
+                err, "AUTOCOLL_SA_DELTA='%.200s': expected relative or ms; using relative\n", val);
+    } else if (!strcmp(key, "SA_BUDGET")) {
+        if (!strcmp(val, "time") || !strcmp(val, "evals"))
+            s->sa_budget_evals = !strcmp(val, "evals");
+        else
+            ac_errs_add(err, "AUTOCOLL_SA_BUDGET='%.200s': expected time or evals; using time\n",
+                        val);
+    } else if (!strcmp(key, "ADV_GAPMODEL")) {
+        if (!strcmp(val, "linear") || !strcmp(val, "log"))
+            s->adv_gaplog = !strcmp(val, "log");
+        else
+            ac_errs_add(
+                err, "AUTOCOLL_ADV_GAPMODEL='%.200s': expected linear or log; using linear\n", val);
+    } else if (!strcmp(key, "POOL_PCTS")) {
+        int pc[8], n = 0, ok = 1;
+        for (const char *p = val; *p && ok;) {
+            char *end;
+            long x = isdigit((unsigned char)*p) ? strtol(p, &end, 10) : -1;
+            if (x < 1 || x > 100 || n == 8 || (*end && *end != ','))
+                ok = 0;
+            else {
+                pc[n++] = (int)x;
+                p = end + (*end == ',');
+            }
+        }
+        if (!ok || !n)
+            ac_errs_add(err,
+                        "AUTOCOLL_POOL_PCTS='%.200s': expected 1 to 8 comma-separated integers "
+                        "in [1, 100]; using 10,25,50,75\n",
+                        val);
+        else {
+            s->npool_pcts = n;
+            memcpy(s->pool_pcts, pc, sizeof pc);
+        }
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+int ac_grid_nclusters(int p, int nodes) {
+    const ac_settings_t *s = &ac_g.set;
+    if (!strcmp(s->grid_map, "nodes")) return nodes;
+    if (!strncmp(s->grid_map, "map:", 4) && s->grid_map_n == p) return s->grid_map_nc;
+    return 0;
+}
+
+/* Renumber labels 0.. in order of first appearance (lowest rank first). O(p^2), p = comm size. */
+static int renumber(int *x, int p) {
+    int *orig = malloc((size_t)p * sizeof *orig);
+    if (!orig) return -1;
+    memcpy(orig, x, (size_t)p * sizeof *orig);
+    int next = 0;
+    for (int r = 0; r < p; r++) {
+        int j = 0;
+        while (j < r && orig[j] != orig[r])
+            j++;
+        x[r] = j == r ? next++ : x[j];
+    }
+    free(orig);
+    return next;
+}
+
+int ac_grid_layout(const struct ac_ctx *ctx, int *site, int *cluster) {
+    const ac_settings_t *s = &ac_g.set;
+    int p = ctx->size;
+    if (ac_grid_nclusters(p, ctx->nnodes) < 1) return 0;
+    if (!strcmp(s->grid_map, "nodes")) {
+        for (int r = 0; r < p; r++)
+            site[r] = cluster[r] = ctx->node_of[r];
+    } else {
+        const char *q = s->grid_map + 4;
+        for (int r = 0; r < p; r++) {
+            long st, cl;
+            if (map_entry(&q, &st, &cl) != 0) return 0; /* checked when parsed */
+            site[r] = (int)st;
+            cluster[r] = (int)cl;
+        }
+    }
+    if (renumber(site, p) < 0) return 0;
+    int nc = renumber(cluster, p);
+    return nc < 0 ? 0 : nc;
+}
+
 void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t errlen) {
     memset(s, 0, sizeof *s);
     s->iter = 10;
@@ -195,6 +386,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     s->explore = 0.10;
     s->race_margin = 0.10;
     s->race_iter = 3;
+    grid_defaults(s);
     ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
     if (errlen) errbuf[0] = '\0';
     if (!block) return;
@@ -301,6 +493,8 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
                 ac_errs_add(err, "%s: value too long, ignored\n", name);
             else /* checked against the registry by ac_candidates_check (src/select/setup.c) */
                 strcpy(s->cand[c], val);
+        } else if (grid_setting(s, key, val, err)) {
+            /* AUTOCOLL_GRID_CLUSTERS, SA_DELTA, SA_BUDGET, POOL_PCTS, ADV_GAPMODEL */
         } else {
             int c = coll_of_suffix(key);
             if (c >= 0) {

@@ -1,0 +1,167 @@
+/*
+ * Algorithm: network-aware adaptive broadcast for multi-cluster grids. The root takes the tree
+ *   the advisor stored for the size bucket round(log2 m) (else b+1, b-1, else the static G2
+ *   tree) and sends the data down it; the tree travels with the data. Each message starts with
+ *   a 16-byte header {magic | flags, seq, tree version, npairs} and the receiver's own subtree
+ *   in preorder as (rank, number of children) int32 pairs, so a node forwards to child k only
+ *   the slice describing child k's subtree. Up to AUTOCOLL_BCAST_PACK_MAX bytes (64 KiB) the
+ *   payload follows the header in the same message; above, the payload is a second message.
+ *   Sends go to the children in stored order, one blocking send after the other (the model's
+ *   assumption). Receivers take the header from any source on this call's tag: seq is the
+ *   call's tag range (AC_TAG, advanced by every call on every rank), so back-to-back
+ *   broadcasts with different trees can never take each other's messages, and the header's seq
+ *   is checked against the receiver's own. This is the only algorithm that receives from any
+ *   source: only the root knows the tree, and within one call each rank receives exactly one
+ *   header. Flag bit 0 asks every rank to join a measurement sweep after the data (grid_state.c).
+ *   After its sends the root runs the advisor step (grid_state.c).
+ * Cost: the model of spec section 5 on the measured matrices,
+ *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
+ *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64); plus, every
+ *   AUTOCOLL_PROBE_PERIOD seconds, one sweep (grid_state.c).
+ * Restrictions: AUTOCOLL_R_GRID (two or more clusters declared by AUTOCOLL_GRID_CLUSTERS).
+ *   Memory: 16 + 8p + m bytes when packed, 16 + 8p otherwise; the tree store at the root.
+ * Reference: seed 002 (Gupta & Vadhiyar), §2.5 and §3; spec adaptive-bcast-grid.md sections
+ *   11 (transport), 5-10 (model, search, advisor).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "grid_bcast.h"
+
+enum { HDR = 4, MAGIC = 0x47420000, F_PROBE = 1 };
+
+/* A random tree (test aid AUTOCOLL_GRID_RANDOM_TREES): children in rank order. */
+static int random_tree(ac_grid_comm_t *g, int root, ac_grid_tree_t *t) {
+    int p = g->p;
+    if (ac_grid_tree_alloc(t, p) != 0) return -1;
+    ac_grid_rng_t r;
+    ac_grid_rng_seed(&r, (uint64_t)ac_g.set.sa_seed * 7919u + (uint64_t)g->calls);
+    ac_grid_random_tree(&r, p, root, t->parent);
+    t->root = root;
+    for (int v = 0; v <= p; v++)
+        t->first[v] = 0;
+    for (int v = 0; v < p; v++)
+        if (t->parent[v] >= 0) t->first[t->parent[v] + 1]++;
+    for (int v = 0; v < p; v++)
+        t->first[v + 1] += t->first[v];
+    int k = 0;
+    for (int u = 0; u < p; u++)
+        for (int v = 0; v < p; v++)
+            if (t->parent[v] == u) t->child[k++] = v;
+    return 0;
+}
+
+/* Send to each child its header and slice (and the payload, packed or separately). buf holds
+ * room for HDR + 2p int32 before the payload at buf + off_pay when packed. */
+static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t flags,
+                   int32_t version, char *buf, size_t off_pay, size_t m, int packed) {
+    int err = MPI_SUCCESS, p = a->size, tag = AC_TAG(a);
+    int *cr = malloc((size_t)p * sizeof *cr), *cf = malloc((size_t)p * sizeof *cf);
+    int *cl = malloc((size_t)p * sizeof *cl);
+    if (!cr || !cf || !cl) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    int k = ac_grid_pre_split(pre, npairs, p, a->rank, cr, cf, cl);
+    if (k < 0) {
+        err = MPI_ERR_INTERN;
+        goto fn_exit;
+    }
+    for (int c = 0; c < k; c++) {
+        size_t hl = (size_t)(HDR + 2 * cl[c]) * sizeof(int32_t);
+        char *h = buf + off_pay - hl; /* header right before the payload */
+        int32_t hd[HDR] = {MAGIC | flags, a->tag_base, version, cl[c]};
+        memcpy(h, hd, sizeof hd);
+        memcpy(h + sizeof hd, pre + 2 * cf[c], (size_t)cl[c] * 2 * sizeof(int32_t));
+        size_t len = hl + (packed ? m : 0);
+        AC_CHECK(PMPI_Send(h, (int)len, MPI_BYTE, cr[c], tag, a->comm));
+        if (!packed) AC_CHECK(PMPI_Send(a->rbuf, a->rcount, a->rtype, cr[c], tag, a->comm));
+    }
+fn_exit:
+    free(cr);
+    free(cf);
+    free(cl);
+    return err;
+}
+
+int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
+    int err = MPI_SUCCESS, p = a->size, me = a->rank;
+    size_t m = (size_t)a->rcount * ac_dt_size(a->rtype);
+    ac_grid_comm_t *g = ac_grid_comm_get(ctx);
+    if (!g) return MPI_ERR_NO_MEM; /* same outcome on every rank: same settings and layout */
+    g->calls++;
+    if (m == 0) return MPI_SUCCESS; /* spec 11.7 */
+    int packed = m <= (size_t)ac_g.set.pack_max;
+    size_t off_pay = (size_t)(HDR + 2 * p) * sizeof(int32_t);
+    char *buf = malloc(off_pay + (packed ? m : 0));
+    int32_t *pre = malloc((size_t)(2 * p) * sizeof *pre);
+    ac_grid_tree_t rt = {0};
+    int have_rt = 0;
+    int32_t flags = 0, version = 0;
+    int npairs;
+    if (!buf || !pre) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    double now = PMPI_Wtime();
+    if (me == a->root) {
+        const ac_grid_tree_t *t;
+        long ver = 0;
+        if (ac_g.set.grid_random) {
+            if (random_tree(g, a->root, &rt) != 0) {
+                err = MPI_ERR_NO_MEM;
+                goto fn_exit;
+            }
+            have_rt = 1;
+            t = &rt;
+        } else {
+            t = ac_grid_tree_for(g, kind, a->root, (double)m, &ver);
+        }
+        if (!t) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+        if (!g->version || now - g->probe_time >= ac_g.set.probe_period) flags |= F_PROBE;
+        version = (int32_t)ver;
+        npairs = ac_grid_pre_encode(t, a->root, pre);
+        if (packed) memcpy(buf + off_pay, a->rbuf, m);
+    } else {
+        MPI_Status st;
+        int got;
+        AC_CHECK(PMPI_Recv(buf, (int)(off_pay + (packed ? m : 0)), MPI_BYTE, MPI_ANY_SOURCE,
+                           AC_TAG(a), a->comm, &st));
+        AC_CHECK(PMPI_Get_count(&st, MPI_BYTE, &got));
+        int32_t hd[HDR];
+        memcpy(hd, buf, sizeof hd);
+        npairs = hd[3];
+        size_t hl = (size_t)(HDR + 2 * (size_t)(npairs > 0 ? npairs : 0)) * sizeof(int32_t);
+        if ((hd[0] & ~0xff) != MAGIC || hd[1] != a->tag_base || npairs < 1 || npairs > p ||
+            (size_t)got != hl + (packed ? m : 0)) {
+            err = MPI_ERR_INTERN;
+            goto fn_exit;
+        }
+        flags = hd[0] & 0xff;
+        version = hd[2];
+        memcpy(pre, buf + HDR * sizeof(int32_t), (size_t)npairs * 2 * sizeof(int32_t));
+        if (packed) {
+            memmove(buf + off_pay, buf + hl, m); /* the payload after the largest header */
+            memcpy(a->rbuf, buf + off_pay, m);
+        } else {
+            AC_CHECK(PMPI_Recv(a->rbuf, a->rcount, a->rtype, st.MPI_SOURCE, AC_TAG(a), a->comm,
+                               MPI_STATUS_IGNORE));
+        }
+    }
+    AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed));
+    if (flags & F_PROBE) AC_CHECK(ac_grid_probe(g, a));
+    if (me == a->root && kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random)
+        ac_grid_advise(g, a->root, (double)m, now);
+fn_exit:
+    if (have_rt) ac_grid_tree_free(&rt);
+    free(buf);
+    free(pre);
+    return err;
+}
+
+int ac_bcast_grid_adaptive(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    (void)in;
+    return ac_grid_bcast_carried(a, ctx, AC_GRID_KIND_ADAPTIVE);
+}

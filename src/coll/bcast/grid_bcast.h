@@ -1,0 +1,66 @@
+/*
+ * Grid broadcasts (seed 002, Gupta & Vadhiyar; spec adaptive-bcast-grid.md sections 4, 10-12):
+ * per-communicator state (site/cluster layout, measured cluster matrices, advisor history and
+ * the tree store kept in memory), the measurement sweep between cluster representatives, the
+ * advisor step, and the transport that carries a tree with the data. docs/grid-bcast.md.
+ */
+#ifndef AC_GRID_BCAST_H
+#define AC_GRID_BCAST_H
+#include "../../core/ac.h"
+#include "../../sched/grid_tree.h"
+
+enum { AC_GRID_KIND_ADAPTIVE = 0, AC_GRID_KIND_GREEDY = 1, AC_GRID_NKIND = 2 };
+enum { AC_GRID_NB = 48, AC_GRID_HIST = 64 };
+
+typedef struct {
+    ac_grid_tree_t t;
+    int valid, searched; /* a tree is held; a search ran at `version` */
+    long version;        /* matrix version the tree was judged on */
+    double cost;         /* model cost at that version */
+} ac_grid_slot_t;
+
+typedef struct ac_grid_comm {
+    const void *ctx; /* the context this state belongs to, with its creation number */
+    long ctx_id;
+    int p, nc;
+    int *site, *cluster, *rep, *second; /* rep/second: lowest two ranks of each cluster */
+    /* Measurements, held by the rank that was root when they were taken. */
+    long version; /* 0: none yet */
+    double probe_time;
+    double *Lc, *Bc, *oc; /* nc x nc, nc x nc, nc */
+    double *L, *B, *o;    /* node-level expansion (spec section 4.1) */
+    ac_grid_tree_t g2;    /* the static tree of the last root it was built for */
+    int g2_root;
+    ac_grid_slot_t slot[AC_GRID_NKIND][AC_GRID_NB]; /* per bucket, for root slot_root */
+    int slot_root;
+    ac_grid_call_t hist[AC_GRID_HIST]; /* broadcasts rooted here (time, bytes), oldest first */
+    int nh;
+    long calls;     /* grid broadcasts on this communicator */
+    double adv_cpu; /* advisor CPU seconds spent (root side) */
+    long adv_runs;  /* searches run */
+    long probes;    /* sweeps run */
+} ac_grid_comm_t;
+
+/* The state of ctx, made on first use (NULL when out of memory or no clusters are declared). */
+ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx);
+
+/* Measurement sweep of spec section 4.2 coordinated by root, on a->comm with AC_TAG_SYNC(a);
+ * every rank calls it (ranks that hold no representative role return at once). The root ends
+ * with new matrices (version + 1). */
+int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a);
+
+/* Root only: the tree to use for m bytes (kind adaptive: the stored tree of bucket(m), else of
+ * bucket(m) +- 1, else the static tree; greedy: built on demand per bucket and matrix version).
+ * *version receives the matrix version the tree belongs to (0 for the static tree). */
+const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, double m,
+                                       long *version);
+
+/* Root only, after its sends: record the call and, for kind adaptive, spend at most
+ * AUTOCOLL_ADV_FRACTION of the time since the previous broadcast on searching the predicted
+ * buckets (spec section 10.2); nothing when the trees already match the current matrices. */
+void ac_grid_advise(ac_grid_comm_t *g, int root, double m, double now);
+
+/* The transport of spec section 11 for kinds adaptive and greedy. */
+int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind);
+
+#endif

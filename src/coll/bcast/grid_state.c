@@ -1,0 +1,437 @@
+/*
+ * Grid broadcast state, measurement and advisor (seed 002, Gupta & Vadhiyar, §2.2-§2.5; spec
+ * adaptive-bcast-grid.md sections 4, 10, 12). Used by bcast grid_adaptive and grid_greedy.
+ *
+ * Measurement (spec 4.2): the root of a broadcast decides that a sweep is due (no matrices yet,
+ * or AUTOCOLL_PROBE_PERIOD seconds since the last one, on the root's clock) and says so in the
+ * header every rank receives, so the sweep runs at the same call on every rank: a decision
+ * point every rank reaches, never a rank-local timer. The sweep runs on the library's private
+ * communicator with the call's token tag, one cluster pair at a time, started by a token from
+ * the root: the lower cluster's representative (its lowest rank) times R round trips of
+ * 1 byte (t1, median) and R of M bytes answered by 1 byte (tM, median) with the other
+ * representative, or with its cluster's second rank for the diagonal; L = t1/2,
+ * B = M/(tM - t1); o = median time of its 1-byte send (pLogP sender overhead at small sizes,
+ * one value per cluster, spec 4.3). Cost: (N(N+1)/2) x R x (2 RTT(1) + RTT(M)) on the
+ * participating ranks only; the other ranks leave the call at once.
+ *
+ * Advisor (spec 10.2): it runs at the root inside the broadcast, after the root's sends are
+ * done, so no thread and no MPI call is involved. It records (time, bytes), predicts the next
+ * size by least squares over AUTOCOLL_ADV_WINDOW calls and searches buckets b, b+1, b-1 with
+ * clusteredSA in shares 0.6/0.2/0.2 of a budget of AUTOCOLL_ADV_FRACTION (5%) of the time
+ * since the previous broadcast: an application that broadcasts rarely pays at most that
+ * fraction of the time between its broadcasts, and nothing at all once the trees of those
+ * buckets were searched on the current matrices (trees are re-derived only when a sweep
+ * brought new matrices). Replacement rule: a tree is kept only while it is the cheapest of
+ * (stored tree re-evaluated on the current matrices, new search result, static G2 tree).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "grid_bcast.h"
+
+enum { AC_GRID_MAXCOMM = 32, AC_GRID_MAGIC = 0x47420000 };
+
+static ac_grid_comm_t *comms[AC_GRID_MAXCOMM];
+static int ncomms;
+
+static void slot_free(ac_grid_slot_t *s) {
+    if (s->valid) ac_grid_tree_free(&s->t);
+    memset(s, 0, sizeof *s);
+}
+
+static void comm_free(ac_grid_comm_t *g) {
+    if (!g) return;
+    free(g->site);
+    free(g->cluster);
+    free(g->rep);
+    free(g->second);
+    free(g->Lc);
+    free(g->Bc);
+    free(g->oc);
+    free(g->L);
+    free(g->B);
+    free(g->o);
+    if (g->g2_root >= 0) ac_grid_tree_free(&g->g2);
+    for (int k = 0; k < AC_GRID_NKIND; k++)
+        for (int b = 0; b < AC_GRID_NB; b++)
+            slot_free(&g->slot[k][b]);
+    free(g);
+}
+
+static ac_grid_comm_t *comm_get(ac_ctx_t *ctx);
+
+/* The table is process-wide: under MPI_THREAD_MULTIPLE two communicators may broadcast at
+ * once, so lookups are locked then (the state of one communicator is used by one call at a
+ * time, as MPI orders the collectives of a communicator). */
+ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
+    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
+    if (locked) ac_lock();
+    ac_grid_comm_t *g = comm_get(ctx);
+    if (locked) ac_unlock();
+    return g;
+}
+
+static ac_grid_comm_t *comm_get(ac_ctx_t *ctx) {
+    for (int i = 0; i < ncomms; i++)
+        if (comms[i]->ctx == (const void *)ctx && comms[i]->ctx_id == ctx->id &&
+            comms[i]->p == ctx->size)
+            return comms[i];
+    int p = ctx->size;
+    ac_grid_comm_t *g = calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->ctx = ctx;
+    g->ctx_id = ctx->id;
+    g->p = p;
+    g->g2_root = -1;
+    g->slot_root = -1;
+    g->site = malloc((size_t)p * sizeof(int));
+    g->cluster = malloc((size_t)p * sizeof(int));
+    g->rep = malloc((size_t)p * sizeof(int));
+    g->second = malloc((size_t)p * sizeof(int));
+    if (!g->site || !g->cluster || !g->rep || !g->second ||
+        (g->nc = ac_grid_layout(ctx, g->site, g->cluster)) < 1) {
+        comm_free(g);
+        return NULL;
+    }
+    for (int c = 0; c < g->nc; c++)
+        g->rep[c] = g->second[c] = -1;
+    for (int r = 0; r < p; r++) {
+        int c = g->cluster[r];
+        if (g->rep[c] < 0)
+            g->rep[c] = r;
+        else if (g->second[c] < 0)
+            g->second[c] = r;
+    }
+    size_t nc = (size_t)g->nc, pp = (size_t)p;
+    g->Lc = calloc(nc * nc, sizeof(double));
+    g->Bc = calloc(nc * nc, sizeof(double));
+    g->oc = calloc(nc, sizeof(double));
+    g->L = calloc(pp * pp, sizeof(double));
+    g->B = calloc(pp * pp, sizeof(double));
+    g->o = calloc(pp, sizeof(double));
+    if (!g->Lc || !g->Bc || !g->oc || !g->L || !g->B || !g->o) {
+        comm_free(g);
+        return NULL;
+    }
+    /* A bounded table: the oldest state goes (it is rebuilt, and re-measured, if needed). */
+    if (ncomms == AC_GRID_MAXCOMM) {
+        comm_free(comms[0]);
+        memmove(comms, comms + 1, (AC_GRID_MAXCOMM - 1) * sizeof comms[0]);
+        ncomms--;
+    }
+    comms[ncomms++] = g;
+    return g;
+}
+
+/* ------------------------------------------------------------------ measurement */
+
+static int dbl_cmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Pairs of the sweep in order: (i, j) for i <= j; the diagonal only for clusters of >= 2. */
+static int pair_ends(const ac_grid_comm_t *g, int i, int j, int *x, int *y) {
+    *x = g->rep[i];
+    *y = i == j ? g->second[i] : g->rep[j];
+    return *y >= 0;
+}
+
+int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
+    int err = MPI_SUCCESS, me = a->rank, root = a->root, tag = AC_TAG_SYNC(a);
+    int R = ac_g.set.probe_reps, M = ac_g.set.probe_bytes;
+    int nc = g->nc;
+    char *big = NULL, one = 1;
+    double *t1 = malloc((size_t)R * sizeof *t1), *tm = malloc((size_t)R * sizeof *tm);
+    double *ts = malloc((size_t)R * sizeof *ts);
+    int involved = me == root;
+    for (int c = 0; c < nc; c++)
+        involved |= g->rep[c] == me || g->second[c] == me;
+    if (!t1 || !tm || !ts) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    if (!involved) goto fn_exit;
+    if (!(big = calloc((size_t)M, 1))) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    double *Lc = g->Lc, *Bc = g->Bc, *oc = g->oc;
+    int *seen = NULL;
+    if (me == root && !(seen = calloc((size_t)nc, sizeof *seen))) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
+    for (int i = 0; i < nc; i++)
+        for (int j = i; j < nc; j++) {
+            int x, y;
+            if (!pair_ends(g, i, j, &x, &y)) continue;
+            double res[3] = {0, 0, 0};
+            int go = 1;
+            if (me == root && x != root) AC_CHECK(PMPI_Send(&go, 1, MPI_INT, x, tag, a->comm));
+            if (me == x) {
+                if (x != root)
+                    AC_CHECK(PMPI_Recv(&go, 1, MPI_INT, root, tag, a->comm, MPI_STATUS_IGNORE));
+                for (int k = 0; k < R; k++) {
+                    double t0 = PMPI_Wtime();
+                    AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, y, tag, a->comm));
+                    ts[k] = PMPI_Wtime() - t0;
+                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
+                    t1[k] = PMPI_Wtime() - t0;
+                }
+                for (int k = 0; k < R; k++) {
+                    double t0 = PMPI_Wtime();
+                    AC_CHECK(PMPI_Send(big, M, MPI_BYTE, y, tag, a->comm));
+                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
+                    tm[k] = PMPI_Wtime() - t0;
+                }
+                double a1 = median(t1, R), am = median(tm, R);
+                res[0] = a1 / 2;
+                res[1] = am > a1 ? (double)M / (am - a1) : (double)M / (am > 0 ? am : 1e-9);
+                res[2] = median(ts, R);
+                if (x != root) AC_CHECK(PMPI_Send(res, 3, MPI_DOUBLE, root, tag, a->comm));
+            }
+            if (me == y) {
+                for (int k = 0; k < R; k++) {
+                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, x, tag, a->comm, MPI_STATUS_IGNORE));
+                    AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, x, tag, a->comm));
+                }
+                for (int k = 0; k < R; k++) {
+                    AC_CHECK(PMPI_Recv(big, M, MPI_BYTE, x, tag, a->comm, MPI_STATUS_IGNORE));
+                    AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, x, tag, a->comm));
+                }
+            }
+            if (me == root) {
+                if (x != root)
+                    AC_CHECK(PMPI_Recv(res, 3, MPI_DOUBLE, x, tag, a->comm, MPI_STATUS_IGNORE));
+                Lc[i * nc + j] = Lc[j * nc + i] = res[0];
+                Bc[i * nc + j] = Bc[j * nc + i] = res[1];
+                if (!seen[i] || res[2] < oc[i]) oc[i] = res[2]; /* x is cluster i's rep */
+                seen[i] = 1;
+            }
+        }
+    if (me == root) {
+        /* Clusters of one rank have no diagonal: L 0 and the best bandwidth measured. */
+        double bmax = 0;
+        for (int k = 0; k < nc * nc; k++)
+            if (Bc[k] > bmax) bmax = Bc[k];
+        for (int i = 0; i < nc; i++)
+            if (g->second[i] < 0) {
+                Lc[i * nc + i] = 0;
+                Bc[i * nc + i] = bmax > 0 ? bmax : 1e9;
+            }
+        /* A cluster whose representative never started a pair (the last one, when it has a
+         * single rank) gets the mean sender overhead of the others. */
+        double osum = 0;
+        int on = 0;
+        for (int i = 0; i < nc; i++)
+            if (seen[i]) {
+                osum += oc[i];
+                on++;
+            }
+        for (int i = 0; i < nc; i++)
+            if (!seen[i]) oc[i] = on ? osum / on : 0;
+        /* Node-level expansion (spec 4.1). */
+        int p = g->p;
+        for (int u = 0; u < p; u++) {
+            g->o[u] = oc[g->cluster[u]];
+            for (int v = 0; v < p; v++) {
+                size_t cc = (size_t)g->cluster[u] * (size_t)nc + (size_t)g->cluster[v];
+                g->L[(size_t)u * p + v] = u == v ? 0 : Lc[cc];
+                g->B[(size_t)u * p + v] = Bc[cc] > 0 ? Bc[cc] : 1e9;
+            }
+        }
+        g->version++;
+        g->probe_time = PMPI_Wtime();
+        g->probes++;
+        free(seen);
+    }
+fn_exit:
+    free(big);
+    free(t1);
+    free(tm);
+    free(ts);
+    return err;
+}
+
+/* ------------------------------------------------------------------ trees */
+
+static int bucket_of(double m) {
+    int b = ac_grid_bucket(m < 1 ? 1 : m);
+    return b < 0 ? 0 : b >= AC_GRID_NB ? AC_GRID_NB - 1 : b;
+}
+
+static void model_for(const ac_grid_comm_t *g, double m, ac_grid_model_t *M) {
+    M->n = g->p;
+    M->m = m;
+    M->o = g->o;
+    M->L = g->L;
+    M->B = g->B;
+}
+
+static const ac_grid_tree_t *g2_for(ac_grid_comm_t *g, int root) {
+    if (g->g2_root == root) return &g->g2;
+    if (g->g2_root < 0 && ac_grid_tree_alloc(&g->g2, g->p) != 0) return NULL;
+    ac_grid_g2_tree(g->p, root, g->site, g->cluster, &g->g2);
+    g->g2_root = root;
+    return &g->g2;
+}
+
+/* Forget the trees of another root (trees are keyed by root; spec 15.4). */
+static void slots_for_root(ac_grid_comm_t *g, int root) {
+    if (g->slot_root == root) return;
+    for (int k = 0; k < AC_GRID_NKIND; k++)
+        for (int b = 0; b < AC_GRID_NB; b++)
+            slot_free(&g->slot[k][b]);
+    g->slot_root = root;
+}
+
+/* Put the tree `parent` (evaluated on M) into slot s. 0 or -1. */
+static int slot_put(ac_grid_comm_t *g, ac_grid_slot_t *s, const ac_grid_model_t *M,
+                    const int *parent) {
+    ac_grid_eval_t *e = ac_grid_eval_new(g->p);
+    if (!e) return -1;
+    if (!s->valid) {
+        if (ac_grid_tree_alloc(&s->t, g->p) != 0) {
+            ac_grid_eval_free(e);
+            return -1;
+        }
+        s->valid = 1;
+    }
+    s->cost = ac_grid_cost(e, M, parent);
+    ac_grid_eval_tree(e, parent, &s->t);
+    s->version = g->version;
+    ac_grid_eval_free(e);
+    return 0;
+}
+
+const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, double m,
+                                       long *version) {
+    *version = 0;
+    if (!g->version) return g2_for(g, root);
+    slots_for_root(g, root);
+    int b = bucket_of(m);
+    if (kind == AC_GRID_KIND_GREEDY) {
+        ac_grid_slot_t *s = &g->slot[kind][b];
+        if (!s->valid || s->version != g->version) {
+            ac_grid_model_t M;
+            model_for(g, ldexp(1.0, b), &M);
+            ac_grid_tree_t t;
+            if (ac_grid_tree_alloc(&t, g->p) != 0) return g2_for(g, root);
+            ac_grid_greedy_tree(&M, root, &t);
+            /* The greedy order is its own send order: keep it (no re-sorting by the model). */
+            if (!s->valid && ac_grid_tree_alloc(&s->t, g->p) != 0) {
+                ac_grid_tree_free(&t);
+                return g2_for(g, root);
+            }
+            s->valid = 1;
+            memcpy(s->t.parent, t.parent, (size_t)g->p * sizeof(int));
+            memcpy(s->t.first, t.first, ((size_t)g->p + 1) * sizeof(int));
+            memcpy(s->t.child, t.child, (size_t)(g->p > 1 ? g->p - 1 : 1) * sizeof(int));
+            s->t.root = root;
+            s->version = g->version;
+            ac_grid_tree_free(&t);
+        }
+        *version = s->version;
+        return &s->t;
+    }
+    for (int d = 0; d < 3; d++) { /* b, b+1, b-1 (spec 11.3) */
+        int bb = d == 0 ? b : d == 1 ? b + 1 : b - 1;
+        if (bb < 0 || bb >= AC_GRID_NB || !g->slot[kind][bb].valid) continue;
+        *version = g->slot[kind][bb].version;
+        return &g->slot[kind][bb].t;
+    }
+    return g2_for(g, root);
+}
+
+/* ------------------------------------------------------------------ advisor */
+
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Search bucket b with `seconds` of budget; keep the cheapest of stored, new and G2. */
+static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
+    const ac_settings_t *st = &ac_g.set;
+    ac_grid_slot_t *s = &g->slot[AC_GRID_KIND_ADAPTIVE][b];
+    if (s->valid && s->searched && s->version == g->version) return; /* nothing changed */
+    ac_grid_model_t M;
+    model_for(g, ldexp(1.0, b), &M);
+    ac_grid_opts_t opt;
+    ac_grid_opts_default(&opt);
+    opt.seed = (uint64_t)st->sa_seed + (uint64_t)g->version * 1000003u + (uint64_t)b;
+    opt.delta = st->sa_delta_ms ? AC_GRID_DELTA_MS : AC_GRID_DELTA_RELATIVE;
+    opt.strict = st->sa_strict;
+    opt.pool_max = st->pool_max;
+    opt.npcts = st->npool_pcts;
+    memcpy(opt.pcts, st->pool_pcts, sizeof st->pool_pcts);
+    /* The time budget is converted into cost evaluations at the assumed rate of spec 16.4
+     * (2 us per evaluation per rank, above the measured 0.05 us per rank), whatever
+     * AUTOCOLL_SA_BUDGET says: the search then always ends within its time, reruns are
+     * bit-exact, and under SMPI without simulated computation (where clocks stand still during
+     * the search) it still ends. */
+    ac_grid_budget_t bud = {AC_GRID_BUDGET_EVALS, floor(seconds / (2e-6 * g->p))};
+    if (bud.amount < 1) return;
+    int p = g->p;
+    int *par = malloc((size_t)p * sizeof *par);
+    ac_grid_eval_t *e = ac_grid_eval_new(p);
+    ac_grid_search_t *se = ac_grid_search_new(&M, &opt);
+    const ac_grid_tree_t *g2 = g2_for(g, root);
+    if (!par || !e || !se || !g2) goto fn_exit;
+    double c_new = ac_grid_clustered_sa(se, root, bud, par);
+    double c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
+    double c_g2 = ac_grid_cost(e, &M, g2->parent);
+    if (c_g2 <= c_new && c_g2 < c_old)
+        slot_put(g, s, &M, g2->parent);
+    else if (c_new < c_old)
+        slot_put(g, s, &M, par);
+    else if (s->valid) { /* kept: now judged on the current matrices */
+        s->version = g->version;
+        s->cost = c_old;
+    }
+    s->searched = 1;
+    g->adv_runs++;
+    if (ac_g.set.verbose >= 2)
+        ac_log("grid_adaptive: root %d bucket %d matrices v%ld: tree cost %.3g s (search %.3g, "
+               "stored %.3g, g2 %.3g)\n",
+               root, b, g->version, s->cost, c_new, c_old, c_g2);
+fn_exit:
+    free(par);
+    ac_grid_eval_free(e);
+    ac_grid_search_free(se);
+}
+
+void ac_grid_advise(ac_grid_comm_t *g, int root, double m, double now) {
+    double prev = g->nh ? g->hist[g->nh - 1].t : now;
+    if (g->nh == AC_GRID_HIST) {
+        memmove(g->hist, g->hist + 1, (AC_GRID_HIST - 1) * sizeof g->hist[0]);
+        g->nh--;
+    }
+    g->hist[g->nh].t = now;
+    g->hist[g->nh++].m = m;
+    if (!g->version || g->nh < 2) return;
+    slots_for_root(g, root);
+    ac_grid_pred_t pr;
+    if (!ac_grid_predict(g->hist, g->nh, ac_g.set.adv_window,
+                         ac_g.set.adv_gaplog ? AC_GRID_GAP_LOG : AC_GRID_GAP_LINEAR, &pr))
+        return;
+    double total = ac_g.set.adv_fraction * (now - prev);
+    if (total <= 0) return;
+    double c0 = cpu_now();
+    for (long step = 0; step < 3; step++) {
+        ac_grid_plan_t pl;
+        ac_grid_plan_step(&pr, step, &pl);
+        if (pl.bucket < 0 || pl.bucket >= AC_GRID_NB) continue;
+        double share = step == 0 ? 0.6 : 0.2;
+        search_bucket(g, root, pl.bucket, share * total);
+    }
+    g->adv_cpu += cpu_now() - c0;
+}
