@@ -25,8 +25,8 @@
 # At p = 3 a third run sets AUTOCOLL_REPRODUCIBLE=1: verified, the same lines equal to native.
 # Checked besides: every verification passed (not merely equal), the native run carries no
 # autocoll line, and the library's log shows it served the calls: adaptive decision lines
-# ("comm N (p=P) COLL ... -> ALG", at least for allreduce and barrier) and the finalize summary
-# with calls served by autocoll's own (non-native) algorithms for bcast, reduce, allreduce,
+# ("comm N (p=P) COLL ... -> ALG", at least for allreduce) and the finalize summary with calls
+# served by autocoll's own (non-native) algorithms for bcast and allreduce, and calls of reduce,
 # alltoall and barrier.
 # Exit 77 (skipped) only when hpcc is not installed or is built for another MPI than the library.
 set -u
@@ -200,10 +200,11 @@ EOF
     dec="^autocoll\[0\]: comm [0-9]+ \(p=$p(, nodes=[0-9]+)?\) ([a-z_]+) .* -> [a-z]"
     colls=$(sed -nE "s/$dec.*/\2/p" "$ac/log" | sort -u | tr '\n' ' ')
     nd=$(grep -cE "$dec" "$ac/log")
-    # allreduce and barrier settle whatever the timings: their call counts (about 560 and 110)
-    # exceed 10 timed calls per candidate of every candidate (34 and 7); bcast's need not.
+    # allreduce settles whatever the timings: about 560 calls leave the racing learner's
+    # exploration budget room for every candidate; collectives called tens of times may stay on
+    # the MPI library's algorithm (the no-regret rule, docs/adaptive.md "Learning cost").
     missing=""
-    for c in allreduce barrier; do
+    for c in allreduce; do
         case " $colls" in *" $c "*) ;; *) missing="$missing $c" ;; esac
     done
     if [ "$nd" -ge 2 ] && [ -z "$missing" ]; then
@@ -216,11 +217,18 @@ EOF
     else
         bad "p=$p no finalize summary"
     fi
-    for c in bcast reduce allreduce alltoall barrier; do
+    # Served by autocoll's own algorithms: the collectives called hundreds of times; the others
+    # must show in the summary (intercepted), whichever algorithm ran them.
+    for c in bcast allreduce; do
         n=$(awk -v c="$c" '$2 == "summary" && $3 == c && $4 != "native" { s += $5 }
                           END { print s + 0 }' "$ac/log")
         [ "$n" -gt 0 ] && ok "p=$p $c: $n calls served by autocoll's algorithms (summary)" ||
             bad "p=$p $c: no call served by an autocoll algorithm in the summary"
+    done
+    for c in reduce alltoall barrier; do
+        n=$(awk -v c="$c" '$2 == "summary" && $3 == c { s += $5 } END { print s + 0 }' "$ac/log")
+        [ "$n" -gt 0 ] && ok "p=$p $c: $n calls intercepted (summary)" ||
+            bad "p=$p $c: no call in the summary"
     done
 done
 echo "$passes passed, $fails failed"
