@@ -66,5 +66,8 @@ void ac_grid_sb_printf(ac_grid_sb_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Write the buffer to path atomically and free it: 0, or -1 with err "path: reason" (out of
+ * memory while it grew, or the write failed). */
+int ac_grid_sb_write(ac_grid_sb_t *b, const char *path, char *err, size_t errlen);
 
 #endif

@@ -190,15 +190,7 @@ int ac_grid_net_write(const char *path, const ac_grid_net_t *net, char *err, siz
         ac_grid_sb_printf(&b, "\n");
     }
     ac_grid_sb_printf(&b, "end\n");
-    int rc;
-    if (b.oom) {
-        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
-        rc = -1;
-    } else {
-        rc = ac_grid_write_atomic(path, b.s, b.len, err, errlen);
-    }
-    free(b.s);
-    return rc;
+    return ac_grid_sb_write(&b, path, err, errlen);
 }
 
 double ac_grid_net_os(const ac_grid_net_t *net, int v, double m) {

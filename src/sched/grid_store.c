@@ -53,15 +53,7 @@ int ac_grid_store_write(const char *dir, const ac_grid_key_t *k, const ac_grid_m
     for (int i = 0; i < t->n - 1; i++)
         ac_grid_sb_printf(&b, " %d", t->child[i]);
     ac_grid_sb_printf(&b, "\nend\n");
-    int rc;
-    if (b.oom) {
-        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
-        rc = -1;
-    } else {
-        rc = ac_grid_write_atomic(path, b.s, b.len, err, errlen);
-    }
-    free(b.s);
-    return rc;
+    return ac_grid_sb_write(&b, path, err, errlen);
 }
 
 static int want(ac_grid_rd_t *r, const char *kw, int ntok) {

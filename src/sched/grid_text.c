@@ -199,3 +199,16 @@ void ac_grid_sb_printf(ac_grid_sb_t *b, const char *fmt, ...) {
         b->cap = nc;
     }
 }
+
+int ac_grid_sb_write(ac_grid_sb_t *b, const char *path, char *err, size_t errlen) {
+    int rc;
+    if (b->oom) {
+        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+        rc = -1;
+    } else {
+        rc = ac_grid_write_atomic(path, b->s, b->len, err, errlen);
+    }
+    free(b->s);
+    b->s = NULL;
+    return rc;
+}

@@ -231,38 +231,32 @@ size_t ac_seg_count(size_t count, size_t seg) {
 
 /* ---------------------------------------------------------------- executors */
 
-int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, MPI_Comm comm,
-                  int tag, const ac_tree_t *t, size_t seg) {
-    int err = MPI_SUCCESS, p = t->p, v = ac_tree_vrank(rank, root, p);
-    int parent = ac_tree_parent(t, v), nch = ac_tree_nchildren(t, v);
+int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int *child, int nch,
+                  MPI_Comm comm, int tag, size_t seg) {
+    int err = MPI_SUCCESS;
     size_t nseg = ac_seg_count((size_t)count, seg);
     MPI_Request rreq = MPI_REQUEST_NULL, *sreq = NULL;
-    if (nseg == 0 || p == 1) return MPI_SUCCESS;
+    if (nseg == 0) return MPI_SUCCESS;
     if (seg > (size_t)count) seg = (size_t)count;
     if (nch > 0) {
         sreq = malloc((size_t)nch * sizeof *sreq);
         if (!sreq) return MPI_ERR_NO_MEM;
     }
-    int prank = parent >= 0 ? ac_tree_rank(parent, root, p) : -1;
-    if (prank >= 0) AC_CHECK(PMPI_Irecv(buf, (int)seg, type, prank, tag, comm, &rreq));
+    if (parent >= 0) AC_CHECK(PMPI_Irecv(buf, (int)seg, type, parent, tag, comm, &rreq));
     for (size_t s = 0; s < nseg; s++) {
         size_t off = s * seg, n = (size_t)count - off < seg ? (size_t)count - off : seg;
         void *at = ac_dt_at(buf, type, off);
-        if (prank >= 0) {
+        if (parent >= 0) {
             AC_CHECK(PMPI_Wait(&rreq, MPI_STATUS_IGNORE));
             if (s + 1 < nseg) {
                 size_t off2 = off + seg,
                        n2 = (size_t)count - off2 < seg ? (size_t)count - off2 : seg;
                 AC_CHECK(
-                    PMPI_Irecv(ac_dt_at(buf, type, off2), (int)n2, type, prank, tag, comm, &rreq));
+                    PMPI_Irecv(ac_dt_at(buf, type, off2), (int)n2, type, parent, tag, comm, &rreq));
             }
         }
-        /* KNOMIAL: the last children root the largest subtrees, serve them first. */
-        for (int j = 0; j < nch; j++) {
-            int i = t->kind == AC_TREE_KNOMIAL ? nch - 1 - j : j;
-            int c = ac_tree_rank(ac_tree_child(t, v, i), root, p);
-            AC_CHECK(PMPI_Isend(at, (int)n, type, c, tag, comm, &sreq[j]));
-        }
+        for (int j = 0; j < nch; j++)
+            AC_CHECK(PMPI_Isend(at, (int)n, type, child[j], tag, comm, &sreq[j]));
         if (nch > 0) AC_CHECK(PMPI_Waitall(nch, sreq, MPI_STATUSES_IGNORE));
     }
 fn_exit:
@@ -274,14 +268,36 @@ fn_exit:
     return err;
 }
 
-int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-                   int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg, int inorder) {
-    int err = MPI_SUCCESS, p = t->p;
-    int troot = inorder ? 0 : root; /* root of the tree */
-    int v = ac_tree_vrank(rank, troot, p);
+/* The real ranks of the children of virtual rank v, in the order a broadcast serves them
+ * (KNOMIAL: the last children root the largest subtrees, first) or a reduction combines them
+ * (increasing virtual rank). NULL when out of memory and nch > 0. */
+static int *tree_children(const ac_tree_t *t, int v, int root, int nch, int serve) {
+    int *c = malloc((size_t)(nch > 0 ? nch : 1) * sizeof *c);
+    for (int j = 0; c && j < nch; j++) {
+        int i = serve && t->kind == AC_TREE_KNOMIAL ? nch - 1 - j : j;
+        c[j] = ac_tree_rank(ac_tree_child(t, v, i), root, t->p);
+    }
+    return c;
+}
+
+int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, MPI_Comm comm,
+                  int tag, const ac_tree_t *t, size_t seg) {
+    int p = t->p, v = ac_tree_vrank(rank, root, p);
     int parent = ac_tree_parent(t, v), nch = ac_tree_nchildren(t, v);
-    void *accbase = NULL, *tmpbase = NULL, *resbase = NULL;
-    char *acc = NULL, *tmp = NULL, *res = NULL;
+    if (p == 1) return MPI_SUCCESS;
+    int *child = tree_children(t, v, root, nch, 1);
+    if (!child) return MPI_ERR_NO_MEM;
+    int err = ac_node_bcast(buf, count, type, parent >= 0 ? ac_tree_rank(parent, root, p) : -1,
+                            child, nch, comm, tag, seg);
+    free(child);
+    return err;
+}
+
+int ac_node_reduce(const void *mine, void *res, int count, MPI_Datatype type, MPI_Op op, int parent,
+                   const int *child, int nch, MPI_Comm comm, int tag, size_t seg) {
+    int err = MPI_SUCCESS;
+    void *accbase = NULL, *tmpbase = NULL;
+    char *acc = NULL, *tmp = NULL;
     MPI_Request sreq = MPI_REQUEST_NULL;
     size_t nseg = ac_seg_count((size_t)count, seg);
     if (nseg == 0) return MPI_SUCCESS;
@@ -294,19 +310,6 @@ int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, M
             goto fn_exit;
         }
     }
-    /* Where the tree root puts the result: rbuf when it is the root, else a buffer to forward. */
-    if (v == 0) {
-        if (rank == root) {
-            res = rbuf;
-        } else {
-            res = ac_dt_alloc(type, (size_t)count, &resbase);
-            if (!res) {
-                err = MPI_ERR_NO_MEM;
-                goto fn_exit;
-            }
-        }
-    }
-    int prank = parent >= 0 ? ac_tree_rank(parent, troot, p) : -1;
     for (size_t s = 0; s < nseg; s++) {
         size_t off = s * seg, n = (size_t)count - off < seg ? (size_t)count - off : seg;
         const void *my = ac_dt_at(mine, type, off);
@@ -315,22 +318,50 @@ int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, M
             /* mine op c_0 op ... op c_{m-1}, evaluated right to left: inout = in op inout. */
             char *a = ac_dt_at(acc, type, off);
             for (int i = nch - 1; i >= 0; i--) {
-                int c = ac_tree_rank(ac_tree_child(t, v, i), troot, p);
                 char *dst = i == nch - 1 ? a : tmp;
-                AC_CHECK(PMPI_Recv(dst, (int)n, type, c, tag, comm, MPI_STATUS_IGNORE));
+                AC_CHECK(PMPI_Recv(dst, (int)n, type, child[i], tag, comm, MPI_STATUS_IGNORE));
                 if (i != nch - 1) AC_CHECK(PMPI_Reduce_local(tmp, a, (int)n, type, op));
             }
             AC_CHECK(PMPI_Reduce_local(my, a, (int)n, type, op));
             out = a;
         }
-        if (prank >= 0) {
+        if (parent >= 0) {
             AC_CHECK(PMPI_Wait(&sreq, MPI_STATUS_IGNORE));
-            AC_CHECK(PMPI_Isend(out, (int)n, type, prank, tag, comm, &sreq));
+            AC_CHECK(PMPI_Isend(out, (int)n, type, parent, tag, comm, &sreq));
         } else {
             AC_CHECK(ac_dt_copy(out, (int)n, type, ac_dt_at(res, type, off), (int)n, type));
         }
     }
     AC_CHECK(PMPI_Wait(&sreq, MPI_STATUS_IGNORE));
+fn_exit:
+    if (err != MPI_SUCCESS && sreq != MPI_REQUEST_NULL) PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
+    free(accbase);
+    free(tmpbase);
+    return err;
+}
+
+int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+                   int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg, int inorder) {
+    int err = MPI_SUCCESS, p = t->p;
+    int troot = inorder ? 0 : root; /* root of the tree */
+    int v = ac_tree_vrank(rank, troot, p);
+    int parent = ac_tree_parent(t, v), nch = ac_tree_nchildren(t, v);
+    void *resbase = NULL;
+    char *res = NULL;
+    if (ac_seg_count((size_t)count, seg) == 0) return MPI_SUCCESS;
+    int *child = tree_children(t, v, troot, nch, 0);
+    if (!child) return MPI_ERR_NO_MEM;
+    /* Where the tree root puts the result: rbuf when it is the root, else a buffer to forward. */
+    if (v == 0) {
+        res = rank == root ? rbuf : ac_dt_alloc(type, (size_t)count, &resbase);
+        if (!res) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+    }
+    AC_CHECK(ac_node_reduce(mine, res, count, type, op,
+                            parent >= 0 ? ac_tree_rank(parent, troot, p) : -1, child, nch, comm,
+                            tag, seg));
     if (troot != root) {
         if (rank == troot)
             AC_CHECK(PMPI_Send(res, count, type, root, tag, comm));
@@ -338,9 +369,7 @@ int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, M
             AC_CHECK(PMPI_Recv(rbuf, count, type, troot, tag, comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
-    if (err != MPI_SUCCESS && sreq != MPI_REQUEST_NULL) PMPI_Wait(&sreq, MPI_STATUS_IGNORE);
-    free(accbase);
-    free(tmpbase);
+    free(child);
     free(resbase);
     return err;
 }

@@ -109,6 +109,12 @@ size_t ac_seg_count(size_t count, size_t seg);
 int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, MPI_Comm comm,
                   int tag, const ac_tree_t *t, size_t seg);
 
+/* The same on explicit links (real ranks; parent -1 at the root): receive each segment from
+ * parent, forward it to child[0..nch) in that order; at most nch sends in flight. The
+ * topology-specific trees (src/topo) have no closed form and use this directly. */
+int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int *child, int nch,
+                  MPI_Comm comm, int tag, size_t seg);
+
 /* Reduce over tree t, segment by segment, result in rbuf at root (rbuf is not touched on other
  * ranks). mine is this rank's input (it may be rbuf at the root: in place). Each node computes
  * mine op child_0 op child_1 op ... in increasing child virtual rank. When inorder is set (a
@@ -117,6 +123,12 @@ int ac_tree_bcast(void *buf, int count, MPI_Datatype type, int root, int rank, M
  * the result to root. inorder with a KARY tree of k >= 2 is not rank-ordered: do not. */
 int ac_tree_reduce(const void *mine, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
                    int rank, MPI_Comm comm, int tag, const ac_tree_t *t, size_t seg, int inorder);
+
+/* The same on explicit links: combines mine op child[0] op ... op child[nch-1] per segment,
+ * sends it to parent (one send in flight), or at the root (parent -1) writes the result into
+ * res (which may be mine: in place). */
+int ac_node_reduce(const void *mine, void *res, int count, MPI_Datatype type, MPI_Op op, int parent,
+                   const int *child, int nch, MPI_Comm comm, int tag, size_t seg);
 
 /* Scatter over a KNOMIAL tree: root sends block r of sbuf (scount x stype each) to rank r.
  * rbuf == MPI_IN_PLACE at the root leaves its block in sbuf. */

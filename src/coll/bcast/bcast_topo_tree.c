@@ -4,7 +4,7 @@
  *   children m_{i+1} and m_k, the k of smallest height for which m_i -> m_k contends with no
  *   message of tree(i+1, k-1) (a dynamic programme over all ranges). Every rank receives segment
  *   j from its parent and forwards it to its (at most two) children while segment j+1 is posted
- *   (executor in bcast_topo_chain.c). Messages of different senders never share a directed link
+ *   (ac_node_bcast of src/sched/tree.c). Messages of different senders never share a directed link
  *   (Theorem 5).
  * Cost: (X + h - 1) 2 (alpha + (n/X) beta) with gamma = 0, h = tree height (close to lg p,
  *   spec 3.5), X = segments; the tree is built once per (communicator, root) in O(P^3 depth).
@@ -13,7 +13,6 @@
  * Reference: seed 000 (Faraj 2006), §3.4.2 (Algorithm 5, Figure 3.28, Theorem 5); spec
  *   star-stage-ethernet.md sections 2.5 and 3.5.
  */
-#include "topo_pipe.h"
 #include "../../sched/tree.h"
 #include "../../topo/load.h"
 
@@ -29,6 +28,6 @@ int ac_bcast_topo_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         if (c[2 * me + k] >= 0) child[nchild++] = c[2 * me + k];
     size_t seg =
         ac_seg_elems((size_t)ac_param_int(in, "seg"), ac_dt_size(a->rtype), (size_t)a->rcount);
-    return ac_topo_pipe_bcast(a->rbuf, a->rcount, a->rtype, parent, child, nchild, seg, a->comm,
-                              AC_TAG(a));
+    return ac_node_bcast(a->rbuf, a->rcount, a->rtype, parent, child, nchild, a->comm, AC_TAG(a),
+                         seg);
 }

@@ -23,6 +23,9 @@
  * buckets were searched on the current matrices (trees are re-derived only when a sweep
  * brought new matrices). Replacement rule: a tree is kept only while it is the cheapest of
  * (stored tree re-evaluated on the current matrices, new search result, static G2 tree).
+ *
+ * Not an algorithm of its own: Algorithm, Cost, Restrictions and Reference are given by the
+ * algorithm files that use this state (bcast_grid_adaptive.c, bcast_grid_greedy.c).
  */
 #include <math.h>
 #include <stdlib.h>
