@@ -3,8 +3,10 @@
  * statistics. Everything the library sends goes through PMPI_* on the private communicator.
  *
  * Pass-through to PMPI_<Coll> (decided in ac_passthrough): before MPI_Init / after
- * MPI_Finalize, AUTOCOLL_DISABLE=1, MPI_COMM_NULL, intercommunicators, and calls made while the
- * library itself is running (an MPI library that implements a routine with another collective).
+ * MPI_Finalize, AUTOCOLL_DISABLE=1, MPI_COMM_NULL, intercommunicators, calls made while the
+ * library itself is running (an MPI library that implements a routine with another collective),
+ * and collectives that run the MPI library's algorithm on every call with nothing to record
+ * (forced to native or mode native, quiet: ac_sel.native_only).
  * Arguments MPI would reject (negative counts, null datatypes or ops, a root out of range) go to
  * the MPI library too, so that its error reporting applies unchanged.
  */
@@ -33,7 +35,7 @@ void ac_teardown(void) {
     ac_select_teardown();    /* the engine's summary and learned table */
 }
 
-int ac_passthrough(MPI_Comm comm) {
+int ac_passthrough(MPI_Comm comm, int coll) {
     if (depth > 0 || ac_g.finalized) return 1;
     if (!ac_g.initialized) {
         int ini = 0, fin = 0;
@@ -50,8 +52,18 @@ int ac_passthrough(MPI_Comm comm) {
     }
     if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
     int inter = 0;
-    ac_ctx_peek(comm, &inter); /* remembers the context for ac_dispatch's lookup */
-    return inter;
+    ac_ctx_t *ctx = ac_ctx_peek(comm, &inter); /* remembers the context for ac_dispatch */
+    if (inter) return 1;
+    /* Every call of coll runs the MPI library's algorithm with nothing to record (select.h,
+     * ac_sel.native_only): straight to PMPI_<Coll>, once the communicator has its context (made
+     * by the first call on every rank, so that autocoll_last_choice answers). Skipping ac_dispatch
+     * skips the context's tag slot too, on every rank alike. */
+    const ac_alg_t *nat = __atomic_load_n(&ac_sel.native_only[coll], __ATOMIC_ACQUIRE);
+    if (nat && ctx && !(ac_trace_mask & AC_TRACE_COLL)) {
+        ctx->last[coll].alg = nat;
+        return 1;
+    }
+    return 0;
 }
 
 static int bad_type(MPI_Datatype t) {

@@ -12,8 +12,8 @@
 
 /* dispatch.c */
 int ac_dispatch(ac_args_t *a);
-/* 1 when a call on comm must go straight to PMPI_<Coll> (see dispatch.c). */
-int ac_passthrough(MPI_Comm comm);
+/* 1 when a call of collective coll on comm must go straight to PMPI_<Coll> (see dispatch.c). */
+int ac_passthrough(MPI_Comm comm, int coll);
 /* Set up core then select (collective over MPI_COMM_WORLD when collective is 1), and the
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);

@@ -11,7 +11,8 @@
 
 int ac_call_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                       MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
+    if (ac_passthrough(comm, AUTOCOLL_ALLGATHER))
+        return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHER,
                    .sbuf = sb,
                    .scount = sc,
@@ -35,7 +36,8 @@ AC_EXPORT int autocoll_allgather(const void *sb, int sc, MPI_Datatype st, void *
 
 int ac_call_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
                        const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Allgatherv(sb, sc, st, rb, rcs, dis, rt, comm);
+    if (ac_passthrough(comm, AUTOCOLL_ALLGATHERV))
+        return PMPI_Allgatherv(sb, sc, st, rb, rcs, dis, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHERV,
                    .sbuf = sb,
                    .scount = sc,
@@ -61,7 +63,7 @@ AC_EXPORT int autocoll_allgatherv(const void *sb, int sc, MPI_Datatype st, void 
 
 int ac_call_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                      MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
+    if (ac_passthrough(comm, AUTOCOLL_ALLTOALL)) return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALL,
                    .sbuf = sb,
                    .scount = sc,
@@ -85,7 +87,8 @@ AC_EXPORT int autocoll_alltoall(const void *sb, int sc, MPI_Datatype st, void *r
 
 int ac_call_alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
                       const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
+    if (ac_passthrough(comm, AUTOCOLL_ALLTOALLV))
+        return PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALLV,
                    .sbuf = sb,
                    .scounts = scs,
@@ -112,7 +115,7 @@ AC_EXPORT int autocoll_alltoallv(const void *sb, const int scs[], const int sds[
 }
 
 int ac_call_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Bcast(buf, count, t, root, comm);
+    if (ac_passthrough(comm, AUTOCOLL_BCAST)) return PMPI_Bcast(buf, count, t, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_BCAST,
                    .rbuf = buf,
                    .rcount = count,
@@ -134,7 +137,7 @@ AC_EXPORT int autocoll_bcast(void *buf, int count, MPI_Datatype t, int root, MPI
 
 int ac_call_reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
                    MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Reduce(sb, rb, count, t, op, root, comm);
+    if (ac_passthrough(comm, AUTOCOLL_REDUCE)) return PMPI_Reduce(sb, rb, count, t, op, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -159,7 +162,7 @@ AC_EXPORT int autocoll_reduce(const void *sb, void *rb, int count, MPI_Datatype 
 
 int ac_call_allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                       void *site) {
-    if (ac_passthrough(comm)) return PMPI_Allreduce(sb, rb, count, t, op, comm);
+    if (ac_passthrough(comm, AUTOCOLL_ALLREDUCE)) return PMPI_Allreduce(sb, rb, count, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLREDUCE,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -183,7 +186,8 @@ AC_EXPORT int autocoll_allreduce(const void *sb, void *rb, int count, MPI_Dataty
 
 int ac_call_reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
                            MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
+    if (ac_passthrough(comm, AUTOCOLL_REDUCE_SCATTER))
+        return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -206,7 +210,8 @@ AC_EXPORT int autocoll_reduce_scatter(const void *sb, void *rb, const int rcs[],
 
 int ac_call_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
                                  MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm);
+    if (ac_passthrough(comm, AUTOCOLL_REDUCE_SCATTER_BLOCK))
+        return PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER_BLOCK,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -230,7 +235,8 @@ AC_EXPORT int autocoll_reduce_scatter_block(const void *sb, void *rb, int rc, MP
 
 int ac_call_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                    int root, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+    if (ac_passthrough(comm, AUTOCOLL_GATHER))
+        return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_GATHER,
                    .sbuf = sb,
                    .scount = sc,
@@ -255,7 +261,8 @@ AC_EXPORT int autocoll_gather(const void *sb, int sc, MPI_Datatype st, void *rb,
 
 int ac_call_scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                     int root, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
+    if (ac_passthrough(comm, AUTOCOLL_SCATTER))
+        return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_SCATTER,
                    .sbuf = sb,
                    .scount = sc,
@@ -279,7 +286,7 @@ AC_EXPORT int autocoll_scatter(const void *sb, int sc, MPI_Datatype st, void *rb
 }
 
 int ac_call_barrier(MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm)) return PMPI_Barrier(comm);
+    if (ac_passthrough(comm, AUTOCOLL_BARRIER)) return PMPI_Barrier(comm);
     ac_args_t a = {.coll = AUTOCOLL_BARRIER, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
     return ac_dispatch(&a);
 }

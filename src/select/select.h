@@ -87,6 +87,12 @@ typedef struct {
     ac_inst_t forced[AUTOCOLL_NCOLL];
     autocoll_table_t *table; /* AUTOCOLL_TABLE, identical on every rank (NULL: none) */
     unsigned gen;            /* bumped by autocoll_force: choices cached by contexts are stale */
+    /* The MPI library's algorithm when every call of the collective runs it with nothing for
+     * the library to record (setup.c, native_only_update): forced to native, or mode native
+     * with nothing forced, and no AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or AUTOCOLL_REPRODUCIBLE.
+     * NULL otherwise. Such a choice depends on no argument of the call, so the interposition
+     * layer sends these calls straight to PMPI_<Coll> (ac_passthrough) and every rank agrees. */
+    const ac_alg_t *native_only[AUTOCOLL_NCOLL];
 } ac_sel_state_t;
 extern ac_sel_state_t ac_sel;
 

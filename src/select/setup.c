@@ -231,6 +231,22 @@ void ac_candidates_check(ac_settings_t *s, char *errbuf, size_t errlen) {
     ac_errs_end(&err);
 }
 
+/* ac_sel.native_only (select.h). AUTOCOLL_REPRODUCIBLE is excluded because it refuses the MPI
+ * library's algorithm for order-sensitive reductions, a choice that depends on the arguments; a
+ * forced instance that did not parse falls back with a message per call pattern. Under ac_lock. */
+static void native_only_update(void) {
+    const ac_settings_t *s = &ac_g.set;
+    int quiet = !s->verbose && !s->check && !s->reproducible;
+    for (int c = 0; c < AUTOCOLL_NCOLL; c++) {
+        const ac_alg_t *alg = NULL;
+        if (quiet && ac_sel.have_forced[c])
+            alg = (ac_sel.forced[c].alg->flags & AUTOCOLL_R_NATIVE) ? ac_sel.forced[c].alg : NULL;
+        else if (quiet && !ac_sel.forced_bad[c] && s->mode == AC_MODE_NATIVE)
+            alg = ac_alg_find(c, "native");
+        __atomic_store_n(&ac_sel.native_only[c], alg, __ATOMIC_RELEASE);
+    }
+}
+
 void ac_select_setup(int collective) {
     ac_registry_init();
     ac_ctx_set_free_hook(ac_adapt_ctx_free); /* the engine keeps what a context learned */
@@ -241,6 +257,7 @@ void ac_select_setup(int collective) {
             ac_log("%s", line);
     ac_lock();
     resolve_forced();
+    native_only_update();
     ac_unlock();
     load_table(collective);
     ac_topo_setup(collective); /* AUTOCOLL_TOPOLOGY, attached to every new context */
@@ -279,6 +296,7 @@ AC_EXPORT int autocoll_force(int coll, const char *spec) {
         }
     }
     __atomic_add_fetch(&ac_sel.gen, 1, __ATOMIC_RELEASE); /* cached choices are stale */
+    native_only_update();
     ac_unlock();
     return rc;
 }

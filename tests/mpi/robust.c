@@ -181,11 +181,14 @@ int main(int argc, char **argv) {
     }
 
     /* A new forced instance takes effect at the next call on a communicator that has already
-     * run the same call (choices are cached per communicator until autocoll_force). */
+     * run the same call (choices are cached per communicator until autocoll_force; "native"
+     * sends calls straight to the MPI library, ac_passthrough). */
     {
-        const char *seq[] = {"binomial", "linear", "pipe_chain:seg=512", "binomial"};
+        const char *seq[] = {
+            "binomial",           "native",  "native", "linear", "native", "native",
+            "pipe_chain:seg=512", "binomial"};
         int ok = 1, v = 0;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 8; k++) {
             autocoll_force(AUTOCOLL_BCAST, seq[k]);
             v = me == 0 ? k + 1 : 0;
             MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -193,6 +196,46 @@ int main(int argc, char **argv) {
         }
         autocoll_force(AUTOCOLL_BCAST, NULL);
         check(ok, "autocoll_force takes effect at the next call on the same communicator");
+    }
+
+    /* Calls that go straight to the MPI library (allgather forced to native, described per
+     * rank: two MPI_INT or one pair type) interleaved with a library algorithm on the same
+     * communicator (bcast pipe_chain, which uses the context's tag slots): results right on every
+     * call, and each served by what was forced. */
+    {
+        MPI_Comm c;
+        MPI_Datatype pair;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Type_contiguous(2, MPI_INT, &pair);
+        MPI_Type_commit(&pair);
+        autocoll_force(AUTOCOLL_ALLGATHER, "native");
+        autocoll_force(AUTOCOLL_BCAST, "pipe_chain:seg=64");
+        int ok = 1, in[2], *out = malloc(sizeof(int) * 2 * (size_t)p), b[100];
+        for (int it = 0; it < 200; it++) {
+            in[0] = me + it;
+            in[1] = -me;
+            for (int i = 0; i < 2 * p; i++)
+                out[i] = -1;
+            if (me % 2)
+                MPI_Allgather(in, 1, pair, out, 1, pair, c);
+            else
+                MPI_Allgather(in, 2, MPI_INT, out, 2, MPI_INT, c);
+            for (int r = 0; r < p; r++)
+                ok &= out[2 * r] == r + it && out[2 * r + 1] == -r;
+            ok &= served(c, AUTOCOLL_ALLGATHER, "native");
+            for (int i = 0; i < 100; i++)
+                b[i] = me == it % p ? it * 1000 + i : -1;
+            MPI_Bcast(b, 100, MPI_INT, it % p, c);
+            for (int i = 0; i < 100; i++)
+                ok &= b[i] == it * 1000 + i;
+            ok &= served(c, AUTOCOLL_BCAST, "pipe_chain:seg=64");
+        }
+        autocoll_force(AUTOCOLL_ALLGATHER, NULL);
+        autocoll_force(AUTOCOLL_BCAST, NULL);
+        free(out);
+        MPI_Type_free(&pair);
+        MPI_Comm_free(&c);
+        check(ok, "native calls straight to the MPI library interleaved with a library algorithm");
     }
 
     /* The forcing API refuses what it cannot honour. */
