@@ -1,6 +1,7 @@
 /*
  * autocoll-info: lists collectives, algorithms, STAR groups, restrictions, parameters and cost
- * formulas from the registry. Uses only the public API (include/autocoll.h).
+ * formulas from the registry through the public API (include/autocoll.h); --lhbcast uses the
+ * MPI-free models of src/sched/lhbcast.h, so the tool links the static library.
  *
  *   autocoll-info [COLLECTIVE]        table of algorithms (all collectives when none given)
  *   autocoll-info --instances [COLL]  every parameter instance, one per line ("coll name:p=v")
