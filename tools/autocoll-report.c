@@ -11,7 +11,8 @@
  *      (min/avg/max over processes) per predictor and window size on the send stream
  *      (identifiers <dest, comm>) and the receive stream (6-tuples), and the
  *      reconfiguration-hiding ratio of spec predictors-latency.md §4.2 for d in {1, 5, 10, 25}
- *      us and CPU factors 1 and 10 (B = 1 GB/s).
+ *      us and CPU factors 1 and 10 (B = 1 GB/s);
+ *   3b. the memory each predictor uses (spec §3.5, the form of seed 004 Tables 3.1 and 6.1).
  * A file that cannot be read (missing, truncated, corrupt, foreign) is reported with its name,
  * offset and reason and left out; the exit status is then 1.
  *
@@ -373,6 +374,67 @@ fail:
     return -1;
 }
 
+/* ------------------------------------------------------- 3b. predictor memory */
+
+/* Tables 3.1 (send side) and 6.1 (receive side) of seed 004 for this run: per predictor, the
+ * memory formula of spec 3.5 in identifiers (Mem_Single-cycle(2) = max cycle length, times the
+ * max number of heads for the Better kinds; Mem_Tagging = sites; Tag-cycle(2) = sites x max cycle
+ * length of any site, times max heads of any site for Tag-bettercycle(2)), each predictor's
+ * factors measured on its own run (ac_pred_stats), max over processes; and the true peak of
+ * identifiers held at once (extension of 3.5), max over processes. */
+static int report_pred_memory(const run_t *run) {
+    int any = 0;
+    for (int i = 0; i < run->nf && !any; i++)
+        for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
+            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST;
+    if (!any) return 0;
+    int nf = run->nf;
+    /* [side][kind]: formula and peak, max over processes (-1: no process with requests) */
+    int64_t mem[2][AC_PRED_NKINDS], peak[2][AC_PRED_NKINDS];
+    for (int side = 0; side < 2; side++)
+        for (int kind = 0; kind < AC_PRED_NKINDS; kind++)
+            mem[side][kind] = peak[side][kind] = -1;
+    for (int i = 0; i < nf; i++)
+        for (int side = 0; side < 2; side++) {
+            stream_t st;
+            if (stream_of(&run->f[i], side, &st) != 0) {
+                stream_free(&st);
+                return -1;
+            }
+            for (int kind = 0; st.n && kind < AC_PRED_NKINDS; kind++) {
+                ac_pred_stats ps;
+                if (ac_pred_is_window(kind)) continue;
+                if (ac_pred_run(kind, NULL, st.x, st.site, st.n, NULL, NULL, &ps) != 0) {
+                    stream_free(&st);
+                    return -1;
+                }
+                if (ps.mem > mem[side][kind]) mem[side][kind] = ps.mem;
+                if (ps.peak > peak[side][kind]) peak[side][kind] = ps.peak;
+            }
+            stream_free(&st);
+        }
+    printf("## Predictor memory\n\n"
+           "Seed 004 Tables 3.1 and 6.1, spec predictors-latency.md §3.5: entries (one stored "
+           "identifier each) by the formula, each predictor's factors measured on its own run, "
+           "and the true peak held at once; max over the %d processes.\n\n"
+           "| predictor | send: formula | send: peak | receive: formula | receive: peak |\n"
+           "|---|---|---|---|---|\n",
+           nf);
+    for (int kind = 0; kind < AC_PRED_NKINDS; kind++) {
+        if (ac_pred_is_window(kind)) continue;
+        printf("| %s |", ac_pred_name(kind));
+        for (int side = 1; side >= 0; side--) {
+            if (mem[side][kind] < 0)
+                printf(" - | - |");
+            else
+                printf(" %lld | %lld |", (long long)mem[side][kind], (long long)peak[side][kind]);
+        }
+        printf("\n");
+    }
+    printf("\n");
+    return 0;
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int load(const char *dir, run_t *run) {
@@ -480,6 +542,7 @@ int main(int argc, char **argv) {
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
     int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run);
+    if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)
         ac_trace_file_free(&run.f[i]);

@@ -118,5 +118,20 @@ awk '/hit ratios, send side/{s=1} /hit ratios, receive side/{s=2}
     ok "report: reconfiguration-hiding table (3 predictors x 2 CPU factors x 4 delays)" ||
     bad "report reconfiguration table"
 
+# Predictor memory (spec 3.5, Tables 3.1/6.1 form), counted by hand from the same streams with the
+# sites: send Isend-right (A), Isend-left (B), Sendrecv_replace (A), Send (A), Send on the dups
+# (C, D: one site); receive Irecv-left (L), Irecv-right (R), wildcard Recv (W), Recv on the dups
+# (E, F). Cycle kinds store only [A B] (then A misses and [A C D] stays unclosed): formula 2,
+# peak 2 + 3 = 5. Tagging: 5 send sites, 4 receive sites. Tag kinds: every closed cycle has
+# length 1 and one head, formula = sites; peak: send [A] [B] + builds [A] [A] [C D] = 6,
+# receive [L] [R] + builds [W] [E F] = 5.
+awk '/^## Predictor memory/{s=1} /^## /&&!/Predictor memory/{s=0}
+     s && /^\| (Single|Better)-cycle2? \| 2 \| 5 \| 2 \| 5 \|$/ {a++}
+     s && /^\| Tagging \| 5 \| 5 \| 4 \| 4 \|$/ {b++}
+     s && /^\| Tag-(better)?cycle2? \| 5 \| 6 \| 4 \| 5 \|$/ {c++}
+     END {exit !(a==4 && b==1 && c==4)}' "$tmp/rep4" &&
+    ok "report: predictor memory (formula and peak) as counted by hand" ||
+    { bad "report predictor memory"; sed -n '/^## Predictor memory/,$p' "$tmp/rep4"; }
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
