@@ -4,8 +4,9 @@
  * duplicate freed at its end:
  *   ring   3 fixed-size messages left -> right, tag 1, received by Recv(left, 1), Irecv+Wait,
  *          Recv(ANY_SOURCE, 1) or Recv(left, ANY_TAG): the predictable stream;
- *   mixed  4 messages to each of rank+1 and rank+2, random tags 2..4 and lengths (0 or 5..204
- *          ints), Isend or Issend; the receiver consumes them in a random order that MPI's
+ *   mixed  4 messages to each of rank+1 and rank+2, random tags 2..4 and lengths (0, 5..204
+ *          or 2000..9999 ints: beyond the eager limit, so that receives can match before they
+ *          complete and a cancel can lose the race), Isend or Issend; the receiver consumes them in a random order that MPI's
  *          non-overtaking rule makes deterministic, with specific and wildcard source and tag,
  *          short buffers (truncation), Irecv with Wait, Test or Request_get_status, and on some
  *          iterations Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv; one cancelled receive;
@@ -23,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NMIX = 4, MAXLEN = 205, RINGLEN = 64, PAIRLEN = 32 };
+enum { NMIX = 4, BIGLEN = 2000, MAXLEN = 10000, RINGLEN = 64, PAIRLEN = 32 };
 
 static int rank, p, fails;
 static uint64_t digest = 1469598103934665603ull;
@@ -139,7 +140,10 @@ static int plan(int it, int src, int dst, msg_t *m) {
     rng_seed((uint64_t)it, (uint64_t)src, (uint64_t)dst, 7);
     for (int k = 0; k < NMIX; k++) {
         m[k].tag = 2 + (int)rnd(3);
-        m[k].len = rnd(5) == 0 ? 0 : 5 + (int)rnd(MAXLEN - 5);
+        unsigned kind = rnd(10);
+        m[k].len = kind == 0   ? 0
+                   : kind == 1 ? BIGLEN + (int)rnd(MAXLEN - BIGLEN)
+                               : 5 + (int)rnd(200);
         m[k].done = 0;
     }
     return NMIX;
