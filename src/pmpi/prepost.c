@@ -452,6 +452,7 @@ static void shutdown_all(void) {
     tuples = NULL;
     ntuples = captuples = 0;
     if (pp_self != MPI_COMM_NULL) PMPI_Comm_free(&pp_self);
+    if (pp_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&pp_keyval);
     ac_prepost_state = 0;
 }
 
