@@ -8,7 +8,7 @@
  *          or 2000..9999 ints: beyond the eager limit, so that receives can match before they
  *          complete and a cancel can lose the race), Isend or Issend; the receiver consumes them in a random order that MPI's
  *          non-overtaking rule makes deterministic, with specific and wildcard source and tag,
- *          short buffers (truncation), Irecv with Wait, Test or Request_get_status, and on some
+ *          short buffers (truncation, blocking and Irecv+Wait), Irecv with Wait, Test or Request_get_status, and on some
  *          iterations Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv; one cancelled receive;
  *   pair   partner rank^1: Ssend/Send then Recv, Sendrecv or Sendrecv_replace.
  * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
@@ -225,7 +225,7 @@ static void mixed(MPI_Comm c, int it, int probes) {
             cap = in[i][j].len;
         }
         if (op == 1 && unique) rsrc = MPI_ANY_SOURCE;
-        if (op == 2 && in[i][j].len > 5) cap = in[i][j].len - 3; /* truncation */
+        if ((op == 2 || op == 3) && in[i][j].len > 5) cap = in[i][j].len - 3; /* truncation */
         switch (op) {
         case 0:
         case 1:
