@@ -255,6 +255,7 @@ typedef struct {
     double adv_fraction; /* AUTOCOLL_ADV_FRACTION: share of the gap the root may search (0.05) */
     int pack_max;        /* AUTOCOLL_BCAST_PACK_MAX (65536) */
     int grid_random;     /* AUTOCOLL_GRID_RANDOM_TREES: test aid, a random tree per call (0) */
+    int prepost;         /* AUTOCOLL_PREPOST: receive pre-posting (0; docs/prepost.md) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -163,6 +163,7 @@ static const ac_numset_t numsets[] = {
     AC_NUM("ADV_FRACTION", 'd', 0, 1, adv_fraction),
     AC_NUM("BCAST_PACK_MAX", 'i', 0, 1 << 30, pack_max),
     AC_NUM("GRID_RANDOM_TREES", 'b', 0, 1, grid_random),
+    AC_NUM("PREPOST", 'b', 0, 1, prepost),
 };
 
 static void set_num(ac_settings_t *s, const ac_numset_t *n, const char *val, ac_errs_t *err) {

@@ -20,6 +20,11 @@
  * Cost with point-to-point tracing off: one load of a global word and a branch per call, then
  * the PMPI_ call. On: two clock reads, a lock, two hash lookups and one record.
  *
+ * Receive pre-posting (AUTOCOLL_PREPOST=1, docs/prepost.md) hooks in here: when it is not off
+ * (AC_PP_ON, one more load and branch), the receives, probes and Sendrecv(_replace) call their
+ * prepost.c counterpart instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it
+ * first.
+ *
  * Not done: persistent requests are recorded as durations only (no identifier, the start is
  * not classified as a send or a receive); the Fortran bindings are not wrapped; the wrapper
  * overhead of §2.3 is not calibrated (the pure inter-send time is then an upper bound by the
@@ -29,7 +34,11 @@
 #include <stdint.h>
 #include <string.h>
 #include "pmpi.h"
+#include "prepost.h"
 #include "../trace/trace.h"
+
+/* The PMPI_ call, or its pre-posting counterpart when that is not off. */
+#define PP(hook, plain) (AC_PP_ON() ? (hook) : (plain))
 
 #define SITE __builtin_return_address(0)
 
@@ -114,6 +123,7 @@ AC_EXPORT int MPI_Send(const void *b, int n, MPI_Datatype t, int dest, int tag, 
     TRACE_SEND(AC_TK_SEND, PMPI_Send(b, n, t, dest, tag, c), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Ssend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
+    if (AC_PP_ON()) ac_pp_ssend(c);
     TRACE_SEND(AC_TK_SSEND, PMPI_Ssend(b, n, t, dest, tag, c), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Bsend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
@@ -128,6 +138,7 @@ AC_EXPORT int MPI_Isend(const void *b, int n, MPI_Datatype t, int dest, int tag,
 }
 AC_EXPORT int MPI_Issend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
                          MPI_Request *q) {
+    if (AC_PP_ON()) ac_pp_ssend(c);
     TRACE_SEND(AC_TK_ISSEND, PMPI_Issend(b, n, t, dest, tag, c, q), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Ibsend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
@@ -141,7 +152,8 @@ AC_EXPORT int MPI_Irsend(const void *b, int n, MPI_Datatype t, int dest, int tag
 
 AC_EXPORT int MPI_Recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c,
                        MPI_Status *st) {
-    if (!on()) return PMPI_Recv(b, n, t, src, tag, c, st);
+#define RECV PP(ac_pp_recv(b, n, t, src, tag, c, st), PMPI_Recv(b, n, t, src, tag, c, st))
+    if (!on()) return RECV;
     ac_trace_rec_t r;
     MPI_Status own;
     if (st == MPI_STATUS_IGNORE) st = &own; /* the completion status is recorded */
@@ -150,24 +162,30 @@ AC_EXPORT int MPI_Recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Com
     ident_recv(&r, b, n, t, src, tag, c);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    return end(&r, t_in, PMPI_Recv(b, n, t, src, tag, c, st), st);
+    return end(&r, t_in, RECV, st);
+#undef RECV
 }
 
 AC_EXPORT int MPI_Irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c,
                         MPI_Request *q) {
-    if (!on()) return PMPI_Irecv(b, n, t, src, tag, c, q);
+#define IRECV PP(ac_pp_irecv(b, n, t, src, tag, c, q), PMPI_Irecv(b, n, t, src, tag, c, q))
+    if (!on()) return IRECV;
     ac_trace_rec_t r;
     pthread_mutex_lock(&mtx);
     begin(&r, AC_TK_IRECV, src, tag, n, t, c, SITE);
     ident_recv(&r, b, n, t, src, tag, c);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    return end(&r, t_in, PMPI_Irecv(b, n, t, src, tag, c, q), NULL);
+    return end(&r, t_in, IRECV, NULL);
+#undef IRECV
 }
 
 AC_EXPORT int MPI_Sendrecv(const void *sb, int sn, MPI_Datatype st, int dest, int stag, void *rb,
                            int rn, MPI_Datatype rt, int src, int rtag, MPI_Comm c, MPI_Status *s) {
-    if (!on()) return PMPI_Sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, s);
+#define SENDRECV                                                                                   \
+    PP(ac_pp_sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, s),                        \
+       PMPI_Sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, s))
+    if (!on()) return SENDRECV;
     ac_trace_rec_t r;
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
@@ -176,12 +194,16 @@ AC_EXPORT int MPI_Sendrecv(const void *sb, int sn, MPI_Datatype st, int dest, in
     ident_send(&r, dest, c);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    return end(&r, t_in, PMPI_Sendrecv(sb, sn, st, dest, stag, rb, rn, rt, src, rtag, c, s), s);
+    return end(&r, t_in, SENDRECV, s);
+#undef SENDRECV
 }
 
 AC_EXPORT int MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, int src,
                                    int rtag, MPI_Comm c, MPI_Status *s) {
-    if (!on()) return PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, s);
+#define REPLACE                                                                                    \
+    PP(ac_pp_sendrecv_replace(b, n, t, dest, stag, src, rtag, c, s),                               \
+       PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, s))
+    if (!on()) return REPLACE;
     ac_trace_rec_t r;
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
@@ -191,7 +213,8 @@ AC_EXPORT int MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int
     r.flags |= AC_TF_REPLACE_RECV;
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    return end(&r, t_in, PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, s), s);
+    return end(&r, t_in, REPLACE, s);
+#undef REPLACE
 }
 
 /* Calls recorded for their duration only. */
@@ -232,10 +255,11 @@ AC_EXPORT int MPI_Testsome(int n, MPI_Request q[], int *o, int i[], MPI_Status s
     TRACE_OTHER(AC_TK_TESTSOME, PMPI_Testsome(n, q, o, i, s), NULL);
 }
 AC_EXPORT int MPI_Probe(int src, int tag, MPI_Comm c, MPI_Status *s) {
-    TRACE_OTHER(AC_TK_PROBE, PMPI_Probe(src, tag, c, s), s);
+    TRACE_OTHER(AC_TK_PROBE, PP(ac_pp_probe(src, tag, c, s), PMPI_Probe(src, tag, c, s)), s);
 }
 AC_EXPORT int MPI_Iprobe(int src, int tag, MPI_Comm c, int *f, MPI_Status *s) {
-    TRACE_OTHER(AC_TK_IPROBE, PMPI_Iprobe(src, tag, c, f, s), NULL);
+    TRACE_OTHER(AC_TK_IPROBE, PP(ac_pp_iprobe(src, tag, c, f, s), PMPI_Iprobe(src, tag, c, f, s)),
+                NULL);
 }
 AC_EXPORT int MPI_Start(MPI_Request *q) {
     TRACE_OTHER(AC_TK_START, PMPI_Start(q), NULL);
@@ -246,6 +270,7 @@ AC_EXPORT int MPI_Startall(int n, MPI_Request q[]) {
 
 /* Handle generations (§2.2): a freed handle value that comes back is a new object. */
 AC_EXPORT int MPI_Comm_free(MPI_Comm *c) {
+    if (AC_PP_ON() && c) ac_pp_comm_free(*c);
     if (on() && c) {
         pthread_mutex_lock(&mtx);
         ac_intern_bump(&gens, HANDLE(*c));

@@ -1,0 +1,29 @@
+/*
+ * Opt-in receive pre-posting (AUTOCOLL_PREPOST=1; docs/prepost.md): spec predictors-latency.md
+ * §4.4, variant (a), library staging buffers. The point-to-point entry points of trace_p2p.c
+ * call these in place of their PMPI_ call when ac_prepost_state is not 0; prepost.c also holds
+ * the entry points it alone needs (matched probes, persistent receive creation).
+ */
+#ifndef AC_PMPI_PREPOST_H
+#define AC_PMPI_PREPOST_H
+
+#include <mpi.h>
+
+/* -1 not decided yet (decided at the first hooked call after MPI_Init), 0 off, 1 on. */
+extern int ac_prepost_state;
+#define AC_PP_ON() __builtin_expect(ac_prepost_state != 0, 0)
+
+int ac_pp_recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st);
+int ac_pp_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
+int ac_pp_sendrecv(const void *sb, int sn, MPI_Datatype stype, int dest, int stag, void *rb, int rn,
+                   MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status *st);
+int ac_pp_sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, int src, int rtag,
+                           MPI_Comm c, MPI_Status *st);
+int ac_pp_probe(int src, int tag, MPI_Comm c, MPI_Status *st);
+int ac_pp_iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st);
+/* A synchronous send by this process on c (MPI_Ssend, MPI_Issend): c stops speculating. */
+void ac_pp_ssend(MPI_Comm c);
+/* Before PMPI_Comm_free: outstanding pre-posted receives on c are cancelled, its state freed. */
+void ac_pp_comm_free(MPI_Comm c);
+
+#endif

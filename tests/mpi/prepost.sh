@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Receive pre-posting end to end (docs/prepost.md): prepost_stress at p = 2..8 (1008 iterations
+# in all, split over p), once with AUTOCOLL_PREPOST=0 and once with 1. Both runs must pass the
+# program's own checks (statuses, counts, errors, data, MPI's order) and print the same
+# per-rank digests; the runs with pre-posting must pre-post and hit (AUTOCOLL_VERBOSE=1
+# summary), so the test cannot pass by never speculating. Each run has a time limit (no hang).
+# Odd p run without Open MPI's single-copy mechanism (long messages then take several progress
+# steps, which is what makes the cancellation race of a pre-posted receive reachable).
+# usage: prepost.sh PREPOST_STRESS MPIEXEC [mpiexec flags...]
+set -u
+prog=$1 mpiexec=$2
+shift 2
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+iters=${PREPOST_ITERS:-144}
+for np in 2 3 4 5 6 7 8; do
+    for pp in 0 1; do
+        # odd p: Open MPI's shared-memory transport without single-copy, so long messages
+        # match before they complete and a cancelled pre-posted receive can lose the race
+        nocopy=$([ $((np % 2)) -eq 1 ] && echo none || echo "${OMPI_MCA_btl_vader_single_copy_mechanism:-}")
+        OMPI_MCA_btl_vader_single_copy_mechanism=$nocopy \
+        timeout 120 "$mpiexec" "$@" -np $np env AUTOCOLL_PREPOST=$pp AUTOCOLL_VERBOSE=1 \
+            "$prog" --iters $iters --timeout 100 >"$tmp/out$pp" 2>"$tmp/err$pp"
+        rc=$?
+        [ $rc -eq 0 ] && ok "p=$np prepost=$pp: checks pass" ||
+            { bad "p=$np prepost=$pp: exit code $rc"; head -20 "$tmp/out$pp" "$tmp/err$pp"; }
+    done
+    grep '^digest' "$tmp/out0" >"$tmp/d0"
+    grep '^digest' "$tmp/out1" >"$tmp/d1"
+    [ -s "$tmp/d0" ] && cmp -s "$tmp/d0" "$tmp/d1" && ok "p=$np: identical digests" ||
+        { bad "p=$np: digests differ"; diff "$tmp/d0" "$tmp/d1" | head; }
+    grep -q 'prepost:' "$tmp/err0" && bad "p=$np: pre-posting active although off" ||
+        ok "p=$np: off means off"
+    # sum over ranks of pre-posted receives and hits
+    read -r posted hits served < <(sed -n 's/.*prepost: \([0-9]*\) pre-posted, \([0-9]*\) hits.*, \([0-9]*\) served.*/\1 \2 \3/p' \
+        "$tmp/err1" | awk '{a+=$1; b+=$2; c+=$3} END {print a+0, b+0, c+0}')
+    [ "$posted" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] &&
+        ok "p=$np: $posted pre-posted, $hits hits, $served served from the queue" ||
+        bad "p=$np: pre-posting not exercised ($posted pre-posted, $hits hits, $served served)"
+done
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,368 @@
+/*
+ * Stress test of receive pre-posting (docs/prepost.md), run with and without AUTOCOLL_PREPOST=1
+ * by prepost.sh, which compares the digests. Every iteration, on MPI_COMM_WORLD or on a
+ * duplicate freed at its end:
+ *   ring   3 fixed-size messages left -> right, tag 1, received by Recv(left, 1), Irecv+Wait,
+ *          Recv(ANY_SOURCE, 1) or Recv(left, ANY_TAG): the predictable stream;
+ *   mixed  4 messages to each of rank+1 and rank+2, random tags 2..4 and lengths (0, 5..204
+ *          or 2000..9999 ints: beyond the eager limit, so that receives can match before they
+ *          complete and a cancel can lose the race), Isend or Issend; the receiver consumes them in a random order that MPI's
+ *          non-overtaking rule makes deterministic, with specific and wildcard source and tag,
+ *          short buffers (truncation, blocking and Irecv+Wait), Irecv with Wait, Test or Request_get_status, and on some
+ *          iterations Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv; one cancelled receive;
+ *   pair   partner rank^1: Ssend/Send then Recv, Sendrecv or Sendrecv_replace.
+ * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
+ * tag, count, error class, data, and that it is the message MPI's order prescribes) and hashed
+ * into a per-rank digest printed at the end. Exit 1 on any failure; SIGALRM after --timeout
+ * seconds aborts (no hang).
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { NMIX = 4, BIGLEN = 2000, MAXLEN = 10000, RINGLEN = 64, PAIRLEN = 32 };
+
+static int rank, p, fails;
+static uint64_t digest = 1469598103934665603ull;
+
+static void mix(uint64_t v) {
+    digest = (digest ^ v) * 1099511628211ull;
+}
+
+static uint64_t rng_state;
+static void rng_seed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+    rng_state = a * 0x9e3779b97f4a7c15ull ^ b * 0xbf58476d1ce4e5b9ull ^ c * 0x94d049bb133111ebull ^
+                d * 0x2545f4914f6cdd1dull ^ 0x1234567;
+}
+static unsigned rnd(unsigned n) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (unsigned)(rng_state % n);
+}
+
+static int word(int src, int gseq, int i) {
+    return src * 1000003 + gseq * 7919 + i * 31 + 17;
+}
+
+static void fill(int *b, int len, int src, int tag, int gseq) {
+    for (int i = 0; i < len; i++)
+        b[i] = word(src, gseq, i);
+    if (len >= 5) {
+        b[0] = src;
+        b[1] = tag;
+        b[2] = gseq;
+        b[4] = len;
+    }
+}
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "rank %d: ", rank);                                                        \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        fails++;                                                                                   \
+    } while (0)
+
+/* Check one completed receive against the message expected there. */
+static void check(const char *what, int rc, const MPI_Status *st, const int *b, int cap, int src,
+                  int tag, int gseq, int len) {
+    int cls = MPI_SUCCESS, cnt = -1;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    int trunc = len > cap;
+    if (trunc ? cls != MPI_ERR_TRUNCATE : cls != MPI_SUCCESS)
+        FAIL("%s: error class %d, expected %s", what, cls, trunc ? "truncation" : "success");
+    if (st->MPI_SOURCE != src || st->MPI_TAG != tag)
+        FAIL("%s: status source %d tag %d, expected %d %d", what, st->MPI_SOURCE, st->MPI_TAG, src,
+             tag);
+    MPI_Get_count(st, MPI_INT, &cnt);
+    if (!trunc && cnt != len) FAIL("%s: count %d, expected %d", what, cnt, len);
+    int n = len < cap ? len : cap;
+    for (int i = 0; i < n; i++) {
+        int want = word(src, gseq, i);
+        if (len >= 5 && i < 5 && i != 3) want = i == 0 ? src : i == 1 ? tag : i == 2 ? gseq : len;
+        if (b[i] != want) {
+            FAIL("%s: word %d of message %d from %d is %d, expected %d", what, i, gseq, src, b[i],
+                 want);
+            break;
+        }
+    }
+    if (getenv("PPDBG"))
+        fprintf(stderr, "r%d %s src %d tag %d g %d cls %d cnt %d len %d cap %d\n", rank, what, src,
+                tag, gseq, cls, cnt, len, cap);
+    mix((uint64_t)src << 40 ^ (uint64_t)tag << 32 ^ (uint64_t)gseq << 16 ^ (uint64_t)(cls & 0xff));
+    mix((uint64_t)(uint32_t)cnt);
+}
+
+static void ring(MPI_Comm c, int it) {
+    int right = (rank + 1) % p, left = (rank + p - 1) % p;
+    int sb[3][RINGLEN], rb[RINGLEN];
+    MPI_Request q[3];
+    for (int k = 0; k < 3; k++) {
+        fill(sb[k], RINGLEN, rank, 1, k);
+        MPI_Isend(sb[k], RINGLEN, MPI_INT, right, 1, c, &q[k]);
+    }
+    for (int k = 0; k < 3; k++) {
+        MPI_Status st;
+        MPI_Request r;
+        int rc;
+        switch (it % 4) {
+        case 0:
+            rc = MPI_Recv(rb, RINGLEN, MPI_INT, left, 1, c, &st);
+            break;
+        case 1:
+            MPI_Irecv(rb, RINGLEN, MPI_INT, left, 1, c, &r);
+            rc = MPI_Wait(&r, &st);
+            break;
+        case 2:
+            rc = MPI_Recv(rb, RINGLEN, MPI_INT, MPI_ANY_SOURCE, 1, c, &st);
+            break;
+        default:
+            rc = MPI_Recv(rb, RINGLEN, MPI_INT, left, MPI_ANY_TAG, c, &st);
+            break;
+        }
+        check("ring", rc, &st, rb, RINGLEN, left, 1, k, RINGLEN);
+    }
+    MPI_Waitall(3, q, MPI_STATUSES_IGNORE);
+}
+
+typedef struct {
+    int tag, len, done;
+} msg_t;
+
+/* The messages from src to dst in one iteration (both sides compute the same list). */
+static int plan(int it, int src, int dst, msg_t *m) {
+    if (src == dst || (dst != (src + 1) % p && dst != (src + 2) % p)) return 0;
+    rng_seed((uint64_t)it, (uint64_t)src, (uint64_t)dst, 7);
+    for (int k = 0; k < NMIX; k++) {
+        m[k].tag = 2 + (int)rnd(3);
+        unsigned kind = rnd(10);
+        m[k].len = kind == 0   ? 0
+                   : kind == 1 ? BIGLEN + (int)rnd(MAXLEN - BIGLEN)
+                               : 5 + (int)rnd(200);
+        m[k].done = 0;
+    }
+    return NMIX;
+}
+
+static void mixed(MPI_Comm c, int it, int probes) {
+    static int sbuf[2][NMIX][MAXLEN], rb[MAXLEN + 8];
+    MPI_Request sq[2 * NMIX];
+    int nsq = 0;
+    for (int j = 1; j <= 2; j++) {
+        int d = (rank + j) % p;
+        msg_t m[NMIX];
+        if (j == 2 && d == (rank + 1) % p) break; /* p = 2: one destination */
+        int n = plan(it, rank, d, m);
+        rng_seed((uint64_t)it, (uint64_t)rank, (uint64_t)d, 11);
+        for (int k = 0; k < n; k++) {
+            fill(sbuf[j - 1][k], m[k].len, rank, m[k].tag, k);
+            if (rnd(3) == 0)
+                MPI_Issend(sbuf[j - 1][k], m[k].len, MPI_INT, d, m[k].tag, c, &sq[nsq++]);
+            else
+                MPI_Isend(sbuf[j - 1][k], m[k].len, MPI_INT, d, m[k].tag, c, &sq[nsq++]);
+        }
+    }
+    /* incoming */
+    int srcs[2], ns = 0;
+    msg_t in[2][NMIX];
+    for (int j = 1; j <= 2; j++) {
+        int s = (rank + p - j) % p;
+        if (j == 2 && s == (rank + p - 1) % p) break;
+        if (plan(it, s, rank, in[ns])) srcs[ns++] = s;
+    }
+    rng_seed((uint64_t)it, (uint64_t)rank, 99, 13);
+    /* one receive that never matches, cancelled */
+    {
+        MPI_Request r;
+        MPI_Status st;
+        int canc = 0;
+        MPI_Irecv(rb, 1, MPI_INT, srcs[0], 99, c, &r);
+        MPI_Cancel(&r);
+        MPI_Wait(&r, &st);
+        MPI_Test_cancelled(&st, &canc);
+        if (!canc) FAIL("cancel: receive not cancelled");
+    }
+    for (;;) {
+        int left = 0;
+        for (int i = 0; i < ns; i++)
+            for (int k = 0; k < NMIX; k++)
+                left += !in[i][k].done;
+        if (!left) break;
+        int i = (int)rnd((unsigned)ns);
+        int first = -1;
+        for (int k = 0; k < NMIX && first < 0; k++)
+            if (!in[i][k].done) first = k;
+        if (first < 0) continue;
+        int s = srcs[i];
+        /* a random tag among the unconsumed ones: its first message is what (s, tag) gets */
+        int k = first + (int)rnd((unsigned)(NMIX - first));
+        while (in[i][k].done)
+            k--;
+        int tag = in[i][k].tag, j = k;
+        for (int x = 0; x < k; x++)
+            if (!in[i][x].done && in[i][x].tag == tag) {
+                j = x;
+                break;
+            }
+        /* the tag alone names the source when no other source has it pending */
+        int unique = 1;
+        for (int o = 0; o < ns; o++)
+            for (int x = 0; x < NMIX && o != i; x++)
+                if (!in[o][x].done && in[o][x].tag == tag) unique = 0;
+        int op = (int)rnd(probes ? 12 : 8), rc = MPI_SUCCESS, cap = in[i][j].len + (int)rnd(4);
+        int rsrc = s, rtag = tag, flag = 0;
+        MPI_Status st;
+        MPI_Request r;
+        MPI_Message msg;
+        if (op == 0) { /* ANY_TAG takes the oldest pending message from s */
+            j = first;
+            rtag = MPI_ANY_TAG;
+            cap = in[i][j].len;
+        }
+        if (op == 1 && unique) rsrc = MPI_ANY_SOURCE;
+        if ((op == 2 || op == 3) && in[i][j].len > 5) cap = in[i][j].len - 3; /* truncation */
+        switch (op) {
+        case 0:
+        case 1:
+        case 2:
+            rc = MPI_Recv(rb, cap, MPI_INT, rsrc, rtag, c, &st);
+            break;
+        case 3:
+            MPI_Irecv(rb, cap, MPI_INT, rsrc, rtag, c, &r);
+            rc = MPI_Wait(&r, &st);
+            break;
+        case 4:
+            MPI_Irecv(rb, cap, MPI_INT, rsrc, rtag, c, &r);
+            do
+                rc = MPI_Test(&r, &flag, &st);
+            while (!flag && rc == MPI_SUCCESS);
+            break;
+        case 5:
+            MPI_Irecv(rb, cap, MPI_INT, rsrc, rtag, c, &r);
+            do
+                MPI_Request_get_status(r, &flag, &st);
+            while (!flag);
+            rc = MPI_Wait(&r, &st);
+            break;
+        case 6: { /* Sendrecv to self-free peer: send nothing (PROC_NULL) */
+            rc = MPI_Sendrecv(NULL, 0, MPI_INT, MPI_PROC_NULL, 0, rb, cap, MPI_INT, rsrc, rtag, c,
+                              &st);
+            break;
+        }
+        case 7:
+            MPI_Irecv(rb, cap, MPI_INT, rsrc, rtag, c, &r);
+            rc = MPI_Waitall(1, &r, &st);
+            if (rc == MPI_ERR_IN_STATUS) rc = st.MPI_ERROR;
+            break;
+        case 8: { /* probe, then receive exactly what it saw */
+            int cnt = 0;
+            MPI_Probe(rsrc, rtag, c, &st);
+            MPI_Get_count(&st, MPI_INT, &cnt);
+            if (st.MPI_SOURCE != s || st.MPI_TAG != tag || cnt != in[i][j].len)
+                FAIL("probe: source %d tag %d count %d, expected %d %d %d", st.MPI_SOURCE,
+                     st.MPI_TAG, cnt, s, tag, in[i][j].len);
+            rc = MPI_Recv(rb, cap, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, c, &st);
+            break;
+        }
+        case 9:
+            do
+                MPI_Iprobe(rsrc, rtag, c, &flag, &st);
+            while (!flag);
+            rc = MPI_Recv(rb, cap, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, c, &st);
+            break;
+        case 10:
+            MPI_Mprobe(rsrc, rtag, c, &msg, &st);
+            rc = MPI_Mrecv(rb, cap, MPI_INT, &msg, &st);
+            break;
+        default:
+            do
+                MPI_Improbe(rsrc, rtag, c, &flag, &msg, &st);
+            while (!flag);
+            MPI_Imrecv(rb, cap, MPI_INT, &msg, &r);
+            rc = MPI_Wait(&r, &st);
+            break;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "mixed it %d op %d", it, op);
+        check(what, rc, &st, rb, cap, s, in[i][j].tag, j, in[i][j].len);
+        in[i][j].done = 1;
+    }
+    MPI_Waitall(nsq, sq, MPI_STATUSES_IGNORE);
+}
+
+static void pair(MPI_Comm c, int it, int sync) {
+    int q = rank ^ 1, sb[PAIRLEN], rb[PAIRLEN];
+    if (q >= p) return;
+    MPI_Status st;
+    int rc;
+    fill(sb, PAIRLEN, rank, 5, it);
+    if (it % 5 == 0) {
+        memcpy(rb, sb, sizeof sb);
+        rc = MPI_Sendrecv_replace(rb, PAIRLEN, MPI_INT, q, 5, q, 5, c, &st);
+    } else if (it % 2) {
+        rc = MPI_Sendrecv(sb, PAIRLEN, MPI_INT, q, 5, rb, PAIRLEN, MPI_INT, q, 5, c, &st);
+    } else if (rank % 2 == 0) {
+        if (sync)
+            MPI_Ssend(sb, PAIRLEN, MPI_INT, q, 5, c);
+        else
+            MPI_Send(sb, PAIRLEN, MPI_INT, q, 5, c);
+        rc = MPI_Recv(rb, PAIRLEN, MPI_INT, q, 5, c, &st);
+    } else {
+        rc = MPI_Recv(rb, PAIRLEN, MPI_INT, q, 5, c, &st);
+        if (sync)
+            MPI_Ssend(sb, PAIRLEN, MPI_INT, q, 5, c);
+        else
+            MPI_Send(sb, PAIRLEN, MPI_INT, q, 5, c);
+    }
+    check("pair", rc, &st, rb, PAIRLEN, q, 5, it, PAIRLEN);
+}
+
+static void on_alarm(int sig) {
+    (void)sig;
+    static const char m[] = "prepost_stress: timeout (hang?)\n";
+    ssize_t w = write(2, m, sizeof m - 1);
+    (void)w;
+    _exit(3);
+}
+
+int main(int argc, char **argv) {
+    int iters = 100, timeout = 100;
+    for (int a = 1; a + 1 < argc; a += 2) {
+        if (!strcmp(argv[a], "--iters")) iters = atoi(argv[a + 1]);
+        if (!strcmp(argv[a], "--timeout")) timeout = atoi(argv[a + 1]);
+    }
+    signal(SIGALRM, on_alarm);
+    alarm((unsigned)timeout);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int it = 0; it < iters; it++) {
+        MPI_Comm c = MPI_COMM_WORLD;
+        int dup = it % 3 != 0;
+        if (dup) MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        ring(c, it);
+        ring(c, it + 1);
+        if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
+        pair(c, it, dup && it % 4 == 2);
+        ring(c, it + 2);
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (dup) MPI_Comm_free(&c);
+    }
+    unsigned long long all[64], mine = digest;
+    int f = 0;
+    MPI_Gather(&mine, 1, MPI_UNSIGNED_LONG_LONG, all, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&fails, &f, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int r = 0; r < p && r < 64; r++)
+            printf("digest rank %d %016llx\n", r, all[r]);
+        printf("failures %d\n", f);
+    }
+    MPI_Finalize();
+    return f ? 1 : 0;
+}
