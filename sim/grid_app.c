@@ -7,7 +7,8 @@
  * time (smpi_usleep: a simulated sleep; smpi_execute(s) is scaled by smpi/host-speed), so the application's timeline spans the load episodes of a
  * platform's bandwidth profile (grid64-loaded: episodes from 371 s on).
  *
- * One untimed 1-byte broadcast first (context set-up). Per call: every rank sleeps for gap_k, the ranks meet in a PMPI_Barrier (not intercepted,
+ * One untimed 1-byte broadcast first (context set-up). Per call: every rank sleeps until
+ * gap_0 + ... + gap_k after the first call (the same start times for every variant), the ranks meet in a PMPI_Barrier (not intercepted,
  * so every variant starts each broadcast from the same state), the root notes its entry time,
  * MPI_Bcast runs (intercepted: AUTOCOLL_BCAST picks the variant), every rank notes its exit.
  * Completion time of call k = max over ranks of exit - root's entry (spec 16.5; exact under
@@ -56,9 +57,16 @@ int main(int argc, char **argv) {
      * the node layout) for every variant alike; a grid_adaptive root also takes its first
      * measurement sweep here. */
     MPI_Bcast(buf, 1, MPI_BYTE, root, MPI_COMM_WORLD);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    double next = MPI_Wtime();
     for (int k = 0; k < calls; k++) {
         long size = lround((double)big * (60 - k % 60) / 60.0);
-        smpi_usleep((useconds_t)(scale * 90e6 * pow(0.96, k))); /* simulated time */
+        /* Call k starts gap_0 + ... + gap_k after the first call on every variant (unless the
+         * previous call overran its slot), so all variants meet the load profile at the same
+         * simulated times. */
+        next += scale * 90.0 * pow(0.96, k);
+        double wait = next - MPI_Wtime();
+        if (wait > 0) smpi_usleep((useconds_t)(wait * 1e6)); /* simulated time */
         if (me == root)
             for (long i = 0; i < size; i++)
                 buf[i] = pat(k, i);

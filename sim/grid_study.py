@@ -170,7 +170,7 @@ def main():
         cols = {v: 5 + variants.index(v) for v in variants}  # first platform's columns
         shade = "".join(f"set object {k + 1} rect from {max(0, s)},graph 0 to {e if e else 1e9},graph 1 "
                         "fc rgb '#eeeeee' fs solid behind\n" for k, (s, e) in enumerate(eps))
-        script = (f"set terminal png size 1100,600\nset output '{png}'\nset datafile separator ','\n"
+        script = (f"set terminal png size 1100,600 noenhanced\nset output '{png}'\nset datafile separator ','\n"
                   "set key top left\nset logscale y\nset xlabel 'start of the call (simulated s)'\n"
                   f"set ylabel 'completion time (s)'\nset title 'grid64-loaded, 60-call application, "
                   f"p = 64 (grey: C3 uplink loaded)'\nset xrange [0:*]\n{shade}plot " +
