@@ -20,7 +20,8 @@
  *   After its sends the root runs the advisor step (grid_state.c).
  * Cost: the model of spec section 5 on the measured matrices,
  *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
- *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64); plus, every
+ *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64; 16 + 8p above the packing
+ *   limit); plus, every
  *   AUTOCOLL_PROBE_PERIOD seconds, one sweep (grid_state.c).
  * Restrictions: AUTOCOLL_R_GRID (two or more clusters declared by AUTOCOLL_GRID_CLUSTERS).
  *   Memory: 16 + 8p + m bytes when packed, 16 + 8p otherwise; the tree store at the root.
