@@ -191,6 +191,11 @@ typedef struct ac_ctx {
      * opaque here); NULL when no valid topology covers its ranks. Freed with topo_free. */
     void *topo;
     void (*topo_free)(void *topo);
+
+    /* The grid broadcasts' state of this communicator (src/coll/bcast/grid_state.c, opaque
+     * here), made by the first grid broadcast; freed with grid_free when the context goes. */
+    void *grid;
+    void (*grid_free)(void *grid);
 } ac_ctx_t;
 
 /* ---------------------------------------------------------------- core services */

@@ -33,6 +33,7 @@ void ac_ctx_set_create_hook(void (*fn)(ac_ctx_t *ctx)) {
 static void ctx_destroy(ac_ctx_t *ctx) {
     if (free_hook) free_hook(ctx);
     if (ctx->topo_free) ctx->topo_free(ctx->topo);
+    if (ctx->grid_free) ctx->grid_free(ctx->grid);
     if (!ac_g.finalized) {
         if (ctx->leader_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->leader_comm);
         if (ctx->node_comm != MPI_COMM_NULL) PMPI_Comm_free(&ctx->node_comm);

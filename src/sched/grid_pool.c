@@ -17,6 +17,16 @@
  * (pool root = broadcast root if present, else the lowest ID). Pools of one node need no
  * search and are not counted. Sub-problems work on copies of the restricted matrices, node
  * sets kept in ascending ID order so that local index order equals ID order.
+ *
+ * Declared groups (opts.groups, autocoll's extension, not in the source): at recursion depth d
+ * a set that spans two or more groups of level d is split by those groups only, whatever its
+ * size. grid_adaptive passes level 0 = declared clusters, level 1 = sites: each cluster's tree
+ * is searched, then the cluster roots of each site, then the site roots, so each cluster and
+ * each site is entered by one edge (the shape family of the G2 tree, with entries, order and
+ * upper tree chosen by SA on the measured matrices). Why: a bandwidth pool of one site holds
+ * two clusters joined at LAN speed, SA inside it puts several edges across their uplinks, and
+ * trees over all sites put parallel edges on one WAN link; these contend, and the
+ * contention-free model sees none of it (measured on grid64: docs/reports/grid.md).
  */
 #include "grid_tree.h"
 #include "grid_int.h"
@@ -64,8 +74,30 @@ typedef struct {
 } parts_t;
 
 /* Pool sets of section 9 for set[0..k-1], filtered. Returns -1 on out of memory. */
+/* The partition of set[0..k-1] by group (numbered in order of first appearance) into po;
+ * 1 when it has two or more groups and fewer than k (else 0: no reduction). */
+static int groups_split(const int *grp, const int *set, int k, int *po, int *np_out) {
+    int np = 0;
+    for (int v = 0; v < k; v++) {
+        po[v] = -1;
+        for (int u = 0; u < v && po[v] < 0; u++)
+            if (grp[set[u]] == grp[set[v]]) po[v] = po[u];
+        if (po[v] < 0) po[v] = np++;
+    }
+    *np_out = np;
+    return np > 1 && np < k;
+}
+
+/* A set is split by the declared groups of its depth when it spans two or more of them. */
+static int grouped(const ac_grid_opts_t *opt, const int *set, int k, int depth) {
+    if (depth >= opt->ngroups || k < 2) return 0;
+    for (int v = 1; v < k; v++)
+        if (opt->groups[depth][set[v]] != opt->groups[depth][set[0]]) return 1;
+    return 0;
+}
+
 static int partitions(const double *B, int n, const ac_grid_opts_t *opt, const int *set, int k,
-                      parts_t *ps) {
+                      int depth, parts_t *ps) {
     int npc = opt->npcts < AC_GRID_MAX_PCTS ? opt->npcts : AC_GRID_MAX_PCTS;
     ps->nps = 0;
     ps->pool_of = malloc((size_t)(npc > 0 ? npc : 1) * (size_t)k * sizeof(int));
@@ -76,6 +108,11 @@ static int partitions(const double *B, int n, const ac_grid_opts_t *opt, const i
         return -1;
     }
     int small[AC_GRID_MAX_PCTS], anysmall = 0;
+    if (depth < opt->ngroups && groups_split(opt->groups[depth], set, k, ps->pool_of, ps->np)) {
+        ps->nps = 1;
+        free(size);
+        return 0;
+    }
     for (int i = 0; i < npc; i++) {
         int *po = ps->pool_of + (size_t)ps->nps * k;
         int np = ac_grid_pools(B, n, set, k, opt->pcts[i], po);
@@ -124,10 +161,10 @@ static int in_set(const int *set, int k, int v) {
 /* ------------------------------------------------------------------ dry run */
 
 static long dry(const ac_grid_model_t *M, const ac_grid_opts_t *opt, const int *set, int k,
-                int root) {
-    if (k <= opt->pool_max) return k > 1;
+                int root, int depth) {
+    if (k <= opt->pool_max && !grouped(opt, set, k, depth)) return k > 1;
     parts_t ps;
-    if (partitions(M->B, M->n, opt, set, k, &ps)) return 1;
+    if (partitions(M->B, M->n, opt, set, k, depth, &ps)) return 1;
     long total = 0;
     if (ps.nps == 0) total = 1;
     int *mem = malloc((size_t)k * sizeof(int)), *R = malloc((size_t)k * sizeof(int));
@@ -146,7 +183,7 @@ static long dry(const ac_grid_model_t *M, const ac_grid_opts_t *opt, const int *
                     R[b] = R[b - 1];
                     R[b - 1] = x;
                 }
-            total += dry(M, opt, R, ps.np[j], root);
+            total += dry(M, opt, R, ps.np[j], root, depth + 1);
         }
     }
     free(mem);
@@ -160,7 +197,7 @@ long ac_grid_clustered_calls(const ac_grid_model_t *M, const ac_grid_opts_t *opt
     if (!set) return 1;
     for (int v = 0; v < M->n; v++)
         set[v] = v;
-    long c = dry(M, opt, set, M->n, root);
+    long c = dry(M, opt, set, M->n, root, 0);
     free(set);
     return c;
 }
@@ -231,10 +268,11 @@ static double cost_on(ac_grid_search_t *s, const int *set, int k, const int *par
 }
 
 static double csa(ac_grid_search_t *s, const int *set, int k, int root, ac_grid_budget_t bud,
-                  int *par) {
-    if (k <= s->opt.pool_max) return driver_on(s, set, k, root, bud, par);
+                  int *par, int depth) {
+    if (k <= s->opt.pool_max && !grouped(&s->opt, set, k, depth))
+        return driver_on(s, set, k, root, bud, par);
     parts_t ps;
-    if (partitions(s->M.B, s->M.n, &s->opt, set, k, &ps))
+    if (partitions(s->M.B, s->M.n, &s->opt, set, k, depth, &ps))
         return driver_on(s, set, k, root, bud, par);
     if (ps.nps == 0) {
         free(ps.pool_of);
@@ -278,7 +316,7 @@ static double csa(ac_grid_search_t *s, const int *set, int k, int root, ac_grid_
                     R[b] = R[b - 1];
                     R[b - 1] = x;
                 }
-            csa(s, R, np, root, bud, up);
+            csa(s, R, np, root, bud, up, depth + 1);
             for (int p = 0; p < np; p++) /* graft: pool roots take their upper-tree parent */
                 cand[in_set(set, k, R[p])] = up[p] < 0 ? -1 : in_set(set, k, R[up[p]]);
             cost = cost_on(s, set, k, cand);
@@ -311,10 +349,10 @@ double ac_grid_clustered_sa(ac_grid_search_t *s, int root, ac_grid_budget_t budg
         set[v] = v;
     ac_grid_budget_t per = budget;
     if (budget.mode != AC_GRID_BUDGET_NONE) {
-        long calls = dry(&s->M, &s->opt, set, n, root);
+        long calls = dry(&s->M, &s->opt, set, n, root, 0);
         per.amount = budget.amount / (double)(calls > 0 ? calls : 1);
     }
-    double c = csa(s, set, n, root, per, parent);
+    double c = csa(s, set, n, root, per, parent, 0);
     free(set);
     return c;
 }

@@ -85,7 +85,7 @@ enum {
     AC_GRID_BUDGET_TIME = 1,
     AC_GRID_BUDGET_EVALS = 2
 }; /* _SA_BUDGET */
-enum { AC_GRID_MAX_PCTS = 8, AC_GRID_GOOD_CAP = 64 };
+enum { AC_GRID_MAX_PCTS = 8, AC_GRID_GOOD_CAP = 64, AC_GRID_MAX_LEVELS = 4 };
 
 /* A budget: NONE (fixed mode: 50 + 25 basicSA runs per driverSA call), wall-clock seconds, or a
  * number of cost evaluations (bit-exact reruns). */
@@ -105,6 +105,15 @@ typedef struct {
     int npcts;     /* AUTOCOLL_POOL_PCTS (10,25,50,75) */
     int pcts[AC_GRID_MAX_PCTS];
     int fixed_random, fixed_refine; /* fixed-mode run counts (50, 25) */
+    /* Optional (ngroups 0: none): levels of declared groups, each an array of n group numbers
+     * (e.g. level 0 the declared clusters, level 1 the sites). clusteredSA then splits a set
+     * at recursion depth d that spans two or more groups of level d by those groups alone
+     * (whatever its size) instead of the bandwidth pool sets, so every group is entered by one
+     * edge: the model cannot see that edges leaving or entering one cluster or site share its
+     * uplink, and bandwidth pools cannot separate clusters that reach each other at LAN speed.
+     * Not owned. */
+    const int *groups[AC_GRID_MAX_LEVELS];
+    int ngroups;
     /* Optional: called after every basicSA run of driverSA with the phase, the elapsed budget
      * (seconds or evaluations) and the best cost of this driverSA call so far. */
     void (*progress)(void *arg, int phase, double elapsed, double best);

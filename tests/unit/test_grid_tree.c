@@ -802,6 +802,47 @@ static void test_clustered_64(void **state) {
     }
 }
 
+/* Declared groups (opts.groups): 64 nodes in 8 clusters of 8 (cluster v / 8) at 4 sites of 2
+ * clusters (site v / 16). Worked by hand: the clusters are the 8 pools (8 driverSA calls), the
+ * 8 cluster roots split by site into 4 pools of 2 (4 calls), the 4 site roots one call: 13.
+ * The tree enters every cluster and every site by one edge: 7 edges between clusters, 3 of
+ * them between sites, whatever the matrices. */
+static void test_clustered_groups(void **state) {
+    (void)state;
+    inst_t I;
+    inst_random(&I, 64, 1 << 20);
+    int cl[64], si[64];
+    for (int v = 0; v < 64; v++) {
+        cl[v] = v / 8;
+        si[v] = v / 16;
+    }
+    for (int root = 0; root < 64; root += 27) {
+        ac_grid_opts_t opt;
+        ac_grid_opts_default(&opt);
+        opt.groups[0] = cl;
+        opt.groups[1] = si;
+        opt.ngroups = 2;
+        assert_int_equal(ac_grid_clustered_calls(&I.M, &opt, root), 13);
+        ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
+        int par[64];
+        ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 2000.0 * 13};
+        double c = ac_grid_clustered_sa(s, root, b, par);
+        assert_tree(64, par, root);
+        assert_true(isfinite(c) && c > 0);
+        assert_int_equal(ac_grid_search_stats(s)->driver_calls, 13);
+        int xc = 0, xs = 0;
+        for (int v = 0; v < 64; v++)
+            if (par[v] >= 0) {
+                xc += cl[par[v]] != cl[v];
+                xs += si[par[v]] != si[v];
+            }
+        assert_int_equal(xc, 7);
+        assert_int_equal(xs, 3);
+        ac_grid_search_free(s);
+    }
+    inst_free(&I);
+}
+
 /* ------------------------------------------------------------------ advisor */
 
 static void hist(ac_grid_call_t *h, int n, const double *t, const double *m) {
@@ -1362,6 +1403,7 @@ int main(void) {
         cmocka_unit_test(test_clustered_two_clusters),
         cmocka_unit_test(test_clustered_table1),
         cmocka_unit_test(test_clustered_64),
+        cmocka_unit_test(test_clustered_groups),
         cmocka_unit_test(test_predict),
         cmocka_unit_test(test_buckets_plan),
         cmocka_unit_test(test_app_file),

@@ -5,7 +5,11 @@
  *   a 16-byte header {magic | flags, seq, tree version, npairs} and the receiver's own subtree
  *   in preorder as (rank, number of children) int32 pairs, so a node forwards to child k only
  *   the slice describing child k's subtree. Up to AUTOCOLL_BCAST_PACK_MAX bytes (64 KiB) the
- *   payload follows the header in the same message; above, the payload is a second message.
+ *   payload is copied after the header into one message; above, header and payload still
+ *   travel as one message, of a struct type made of the whole header area (16 + 8p bytes,
+ *   whatever the subtree) and the user's buffer with the user's datatype, so no copy is made
+ *   and no edge pays a second latency (a separate header message cost about 6 % of a 1 MiB
+ *   broadcast on grid64, docs/reports/grid.md).
  *   Sends go to the children in stored order, one blocking send after the other (the model's
  *   assumption). Receivers take the header from any source on this call's tag: seq is the
  *   call's tag range (AC_TAG, advanced by every call on every rank), so back-to-back
@@ -16,7 +20,8 @@
  *   After its sends the root runs the advisor step (grid_state.c).
  * Cost: the model of spec section 5 on the measured matrices,
  *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
- *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64); plus, every
+ *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64; 16 + 8p above the packing
+ *   limit); plus, every
  *   AUTOCOLL_PROBE_PERIOD seconds, one sweep (grid_state.c).
  * Restrictions: AUTOCOLL_R_GRID (two or more clusters declared by AUTOCOLL_GRID_CLUSTERS).
  *   Memory: 16 + 8p + m bytes when packed, 16 + 8p otherwise; the tree store at the root.
@@ -53,7 +58,8 @@ static int random_tree(ac_grid_comm_t *g, int root, ac_grid_tree_t *t) {
 /* Send to each child its header and slice (and the payload, packed or separately). buf holds
  * room for HDR + 2p int32 before the payload at buf + off_pay when packed. */
 static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t flags,
-                   int32_t version, char *buf, size_t off_pay, size_t m, int packed) {
+                   int32_t version, char *buf, size_t off_pay, size_t m, int packed,
+                   MPI_Datatype ht) {
     int err = MPI_SUCCESS, p = a->size, tag = AC_TAG(a);
     int *cr = malloc((size_t)p * sizeof *cr), *cf = malloc((size_t)p * sizeof *cf);
     int *cl = malloc((size_t)p * sizeof *cl);
@@ -68,13 +74,16 @@ static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t f
     }
     for (int c = 0; c < k; c++) {
         size_t hl = (size_t)(HDR + 2 * cl[c]) * sizeof(int32_t);
-        char *h = buf + off_pay - hl; /* header right before the payload */
+        /* packed: the header right before the payload; else at buf, sent with the payload in
+         * one message of type ht (the whole header area, then the user's buffer) */
+        char *h = packed ? buf + off_pay - hl : buf;
         int32_t hd[HDR] = {MAGIC | flags, a->tag_base, version, cl[c]};
         memcpy(h, hd, sizeof hd);
         memcpy(h + sizeof hd, pre + 2 * cf[c], (size_t)cl[c] * 2 * sizeof(int32_t));
-        size_t len = hl + (packed ? m : 0);
-        AC_CHECK(PMPI_Send(h, (int)len, MPI_BYTE, cr[c], tag, a->comm));
-        if (!packed) AC_CHECK(PMPI_Send(a->rbuf, a->rcount, a->rtype, cr[c], tag, a->comm));
+        if (packed)
+            AC_CHECK(PMPI_Send(h, (int)(hl + m), MPI_BYTE, cr[c], tag, a->comm));
+        else
+            AC_CHECK(PMPI_Send(buf, 1, ht, cr[c], tag, a->comm));
     }
 fn_exit:
     free(cr);
@@ -94,6 +103,7 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     size_t off_pay = (size_t)(HDR + 2 * p) * sizeof(int32_t);
     char *buf = malloc(off_pay + (packed ? m : 0));
     int32_t *pre = malloc((size_t)(2 * p) * sizeof *pre);
+    MPI_Datatype ht = MPI_DATATYPE_NULL;
     ac_grid_tree_t rt = {0};
     int have_rt = 0;
     int32_t flags = 0, version = 0;
@@ -101,6 +111,17 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     if (!buf || !pre) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
+    }
+    if (!packed) { /* one message: header area (always off_pay bytes), then the payload */
+        memset(buf, 0, off_pay);
+        MPI_Aint ab, ar;
+        AC_CHECK(PMPI_Get_address(buf, &ab));
+        AC_CHECK(PMPI_Get_address(a->rbuf, &ar));
+        int bl[2] = {(int)off_pay, a->rcount};
+        MPI_Aint disp[2] = {0, ar - ab};
+        MPI_Datatype ty[2] = {MPI_BYTE, a->rtype};
+        AC_CHECK(PMPI_Type_create_struct(2, bl, disp, ty, &ht));
+        AC_CHECK(PMPI_Type_commit(&ht));
     }
     double now = PMPI_Wtime();
     if (me == a->root) {
@@ -127,15 +148,18 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     } else {
         MPI_Status st;
         int got;
-        AC_CHECK(PMPI_Recv(buf, (int)(off_pay + (packed ? m : 0)), MPI_BYTE, MPI_ANY_SOURCE,
-                           AC_TAG(a), a->comm, &st));
+        if (packed)
+            AC_CHECK(PMPI_Recv(buf, (int)(off_pay + m), MPI_BYTE, MPI_ANY_SOURCE, AC_TAG(a),
+                               a->comm, &st));
+        else
+            AC_CHECK(PMPI_Recv(buf, 1, ht, MPI_ANY_SOURCE, AC_TAG(a), a->comm, &st));
         AC_CHECK(PMPI_Get_count(&st, MPI_BYTE, &got));
         int32_t hd[HDR];
         memcpy(hd, buf, sizeof hd);
         npairs = hd[3];
         size_t hl = (size_t)(HDR + 2 * (size_t)(npairs > 0 ? npairs : 0)) * sizeof(int32_t);
         if ((hd[0] & ~0xff) != MAGIC || hd[1] != a->tag_base || npairs < 1 || npairs > p ||
-            (size_t)got != hl + (packed ? m : 0)) {
+            (size_t)got != (packed ? hl + m : off_pay + m)) {
             err = MPI_ERR_INTERN;
             goto fn_exit;
         }
@@ -145,16 +169,14 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
         if (packed) {
             memmove(buf + off_pay, buf + hl, m); /* the payload after the largest header */
             memcpy(a->rbuf, buf + off_pay, m);
-        } else {
-            AC_CHECK(PMPI_Recv(a->rbuf, a->rcount, a->rtype, st.MPI_SOURCE, AC_TAG(a), a->comm,
-                               MPI_STATUS_IGNORE));
         }
     }
-    AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed));
+    AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed, ht));
     if (flags & F_PROBE) AC_CHECK(ac_grid_probe(g, a));
     if (me == a->root && kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random)
         ac_grid_advise(g, a->root, (double)m, now);
 fn_exit:
+    if (ht != MPI_DATATYPE_NULL) PMPI_Type_free(&ht);
     if (have_rt) ac_grid_tree_free(&rt);
     free(buf);
     free(pre);

@@ -20,8 +20,6 @@ typedef struct {
 } ac_grid_slot_t;
 
 typedef struct ac_grid_comm {
-    const void *ctx; /* the context this state belongs to, with its creation number */
-    long ctx_id;
     int p, nc;
     int *site, *cluster, *rep, *second; /* rep/second: lowest two ranks of each cluster */
     /* Measurements, held by the rank that was root when they were taken. */
@@ -41,7 +39,9 @@ typedef struct ac_grid_comm {
     long probes;    /* sweeps run */
 } ac_grid_comm_t;
 
-/* The state of ctx, made on first use (NULL when out of memory or no clusters are declared). */
+/* The state of ctx, made on first use and kept in ctx->grid (freed with the context: when the
+ * user frees the communicator, or at MPI_Finalize for the predefined ones). NULL when out of
+ * memory or no clusters are declared. */
 ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx);
 
 /* Measurement sweep of spec section 4.2 coordinated by root, on a->comm with AC_TAG_SYNC(a);

@@ -30,21 +30,24 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include "grid_bcast.h"
-
-enum { AC_GRID_MAXCOMM = 32, AC_GRID_MAGIC = 0x47420000 };
-
-static ac_grid_comm_t *comms[AC_GRID_MAXCOMM];
-static int ncomms;
 
 static void slot_free(ac_grid_slot_t *s) {
     if (s->valid) ac_grid_tree_free(&s->t);
     memset(s, 0, sizeof *s);
 }
 
-static void comm_free(ac_grid_comm_t *g) {
+static void comm_free(void *state) {
+    ac_grid_comm_t *g = state;
     if (!g) return;
+    /* The advisor's account, at the rank that ran it (AUTOCOLL_VERBOSE=1). */
+    if (ac_g.set.verbose >= 1 && (g->adv_runs || g->probes))
+        ac_log("grid: %ld broadcasts, %ld sweeps, %ld searches, advisor CPU %.6f s (%.6f s per "
+               "broadcast)\n",
+               g->calls, g->probes, g->adv_runs, g->adv_cpu,
+               g->calls ? g->adv_cpu / (double)g->calls : 0.0);
     free(g->site);
     free(g->cluster);
     free(g->rep);
@@ -62,29 +65,14 @@ static void comm_free(ac_grid_comm_t *g) {
     free(g);
 }
 
-static ac_grid_comm_t *comm_get(ac_ctx_t *ctx);
-
-/* The table is process-wide: under MPI_THREAD_MULTIPLE two communicators may broadcast at
- * once, so lookups are locked then (the state of one communicator is used by one call at a
- * time, as MPI orders the collectives of a communicator). */
+/* The state hangs on the context (ctx->grid) and goes with it (ctx->grid_free, called when the
+ * context is destroyed). No lock: MPI orders the collectives of one communicator, so one call
+ * at a time uses (or makes) the state of a context. */
 ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
-    int locked = ac_g.thread_level == MPI_THREAD_MULTIPLE;
-    if (locked) ac_lock();
-    ac_grid_comm_t *g = comm_get(ctx);
-    if (locked) ac_unlock();
-    return g;
-}
-
-static ac_grid_comm_t *comm_get(ac_ctx_t *ctx) {
-    for (int i = 0; i < ncomms; i++)
-        if (comms[i]->ctx == (const void *)ctx && comms[i]->ctx_id == ctx->id &&
-            comms[i]->p == ctx->size)
-            return comms[i];
+    if (ctx->grid) return ctx->grid;
     int p = ctx->size;
     ac_grid_comm_t *g = calloc(1, sizeof *g);
     if (!g) return NULL;
-    g->ctx = ctx;
-    g->ctx_id = ctx->id;
     g->p = p;
     g->g2_root = -1;
     g->slot_root = -1;
@@ -117,13 +105,8 @@ static ac_grid_comm_t *comm_get(ac_ctx_t *ctx) {
         comm_free(g);
         return NULL;
     }
-    /* A bounded table: the oldest state goes (it is rebuilt, and re-measured, if needed). */
-    if (ncomms == AC_GRID_MAXCOMM) {
-        comm_free(comms[0]);
-        memmove(comms, comms + 1, (AC_GRID_MAXCOMM - 1) * sizeof comms[0]);
-        ncomms--;
-    }
-    comms[ncomms++] = g;
+    ctx->grid = g;
+    ctx->grid_free = comm_free;
     return g;
 }
 
@@ -154,6 +137,7 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
     double *t1 = malloc((size_t)R * sizeof *t1), *tm = malloc((size_t)R * sizeof *tm);
     double *ts = malloc((size_t)R * sizeof *ts);
     int involved = me == root;
+    double t_start = PMPI_Wtime();
     for (int c = 0; c < nc; c++)
         involved |= g->rep[c] == me || g->second[c] == me;
     if (!t1 || !tm || !ts) {
@@ -251,8 +235,11 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
             }
         }
         g->version++;
-        g->probe_time = PMPI_Wtime();
         g->probes++;
+        if (ac_g.set.verbose >= 1)
+            ac_log("grid: sweep %ld at broadcast %ld took %.6f s\n", g->probes, g->calls,
+                   PMPI_Wtime() - t_start);
+        g->probe_time = PMPI_Wtime();
         free(seen);
     }
 fn_exit:
@@ -355,10 +342,12 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
 
 /* ------------------------------------------------------------------ advisor */
 
+/* Process CPU time from getrusage: SMPI replaces clock_gettime by the simulated clock. */
 static double cpu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+           (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
 /* Search bucket b with `seconds` of budget; keep the cheapest of stored, new and G2. */
@@ -376,6 +365,9 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     opt.pool_max = st->pool_max;
     opt.npcts = st->npool_pcts;
     memcpy(opt.pcts, st->pool_pcts, sizeof st->pool_pcts);
+    opt.groups[0] = g->cluster; /* clusters, then sites: one edge into each (grid_pool.c) */
+    opt.groups[1] = g->site;
+    opt.ngroups = 2;
     /* The time budget is converted into cost evaluations at the assumed rate of spec 16.4
      * (2 us per evaluation per rank, above the measured 0.05 us per rank), whatever
      * AUTOCOLL_SA_BUDGET says: the search then always ends within its time, reruns are
