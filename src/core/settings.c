@@ -389,7 +389,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     s->race_margin = 0.10;
     s->race_iter = 3;
     s->transfer = 1;
-    s->rooted_probe = 1;
+    s->rooted_probe = 0;
     grid_defaults(s);
     ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
     if (errlen) errbuf[0] = '\0';

@@ -63,7 +63,8 @@ typedef struct ac_entry {
     double book_measure, book_monitor; /* engine time, seconds (local) */
     long settled_at;                   /* call count at the first choice */
     /* Transfer proposed by entry_new (agreed by ac_adapt_select before it is applied). */
-    int t_start, t_mode; /* candidate to start on (-1: none); 1 neighbour, 2 confirm, 3 shape */
+    int t_start, t_mode; /* candidate to start on (-1: none); 1 neighbour, 2 confirm, 3 shape,
+                            4 shape with the neighbour's order */
     unsigned t_hash;     /* of the proposal, for the agreement check */
     double t_hint[AC_STAR_MAX];
     int t_prune[AC_STAR_MAX];
@@ -239,8 +240,9 @@ static double size_dist(size_t x, size_t y) {
  * neighbouring sizes of the same collective (same root, operation, in-place flag, site) on this
  * communicator that have measured something give the start (the nearer one's current choice;
  * both settled on the same instance: that instance and nothing else but the MPI library's
- * algorithm) and the probe order (the nearer one's times; what it dropped comes last). Without
- * such a neighbour, what a communicator of the same shape settled on at this size. Everything
+ * algorithm) and the probe order (the nearer one's times; what it dropped comes last). What a
+ * communicator of the same shape settled on at this very size overrides the start (not a
+ * confirmation). Everything
  * read here is agreed on every rank of the communicator except the shape store, which
  * ac_adapt_select checks. */
 static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
@@ -287,15 +289,22 @@ static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
                     e->t_prune[i] = i == native ? 1 : 2;
             }
         }
-    } else if (e->key.exact && !e->key.site) {
+    }
+    /* The same size settled on a communicator of the same shape: its choice is the start (the
+     * neighbour, if any, still orders the probes). */
+    if (e->t_mode != 2 && e->key.exact && !e->key.site) {
+        int start = -1;
         ac_lock();
-        for (int i = 0; i < nshapes && e->t_start < 0; i++)
-            if (shape_match(&shapes[i], ad, &e->key)) e->t_start = cand_index(e, shapes[i].name);
+        for (int i = 0; i < nshapes && start < 0; i++)
+            if (shape_match(&shapes[i], ad, &e->key)) start = cand_index(e, shapes[i].name);
         ac_unlock();
-        if (e->t_start < 0) return;
-        e->t_mode = 3;
-        for (int i = 0; i < e->n; i++)
-            e->t_hint[i] = 0, e->t_prune[i] = 0;
+        if (start >= 0) {
+            if (e->t_mode == 0)
+                for (int i = 0; i < e->n; i++)
+                    e->t_hint[i] = 0, e->t_prune[i] = 0;
+            e->t_mode = e->t_mode == 0 ? 3 : 4;
+            e->t_start = start;
+        }
     }
     if (e->t_start < 0) {
         e->t_mode = 0;
@@ -426,7 +435,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
             key_text(e, key, sizeof key);
             ac_inst_format(&e->cand[e->t_start], name, sizeof name);
             ac_log("comm %ld (p=%d) %s starts on %s (%s)", ctx->id, ctx->size, key, name,
-                   e->t_mode == 3   ? "same shape"
+                   e->t_mode >= 3   ? "same shape"
                    : e->t_mode == 2 ? "confirming both neighbouring sizes"
                                     : "neighbouring size");
         }
