@@ -9,6 +9,7 @@ Three parts, each run under every learner variant of VARIANTS in the same invoca
            measured in a run of its own (adapt_sim --oracle-cache);
   sweep    one collective at several sizes, K calls per size, one size after the other on one
            communicator (as scripts/demo part 2; sim/app_learn.c --sequential);
+  demo     the sweep of scripts/demo part 2 (Yahoo, allgather) at 4 of its sizes;
   app      several collectives and sizes interleaved, R rounds of one call per point
            (sim/app_learn.c), against the same calls with the MPI library's algorithm forced
            (SMPI's ompi selector) and against the sum of the points' oracles.
@@ -52,6 +53,9 @@ SWEEPS = [  # (platform, collective, sizes, calls per size)
     ("ethernet16", "allreduce", [64 << i for i in range(7)], 30),
     ("smp8w", "reduce", [1024 << i for i in range(7)], 30),
 ]
+# scripts/demo part 2 (Yahoo, p = 64, allgather, 30 calls per size), at 4 of its 13 sizes: an
+# oracle there forces some 40 instances at p = 64 (about 3 minutes per size on 2 cores).
+DEMO = [("yahoo", "allgather", [64, 1024, 4096, 16384], 30)]
 APPS = [  # (platform, points, rounds)
     ("ethernet16", ["allreduce:64", "allreduce:256", "allreduce:4096", "bcast:16384",
                     "bcast:65536", "reduce:65536", "allgather:1024"], (10, 20, 50)),
@@ -207,9 +211,12 @@ def main(repo, build_dir, out, scale, parts):
     if "sweep" in parts:
         sw = [(p, [f"{c}:{n}" for n in sizes], (k,)) for p, c, sizes, k in SWEEPS]
         run_apps(sw[:1] if scale == "small" else sw, app, adapt_sim, out, log, md, True)
+    if "demo" in parts:
+        run_apps([(p, [f"{c}:{n}" for n in sizes], (k,)) for p, c, sizes, k in DEMO], app,
+                 adapt_sim, out, log, md, True)
     if "app" in parts:
         run_apps(APPS[:1] if scale == "small" else APPS, app, adapt_sim, out, log, md, False)
-    path = os.path.join(out, "learning.md" if len(parts) == 3 else
+    path = os.path.join(out, "learning.md" if parts == ["keys", "sweep", "app"] else
                         "learning." + "-".join(parts) + ".md")
     with open(path, "w") as f:
         f.write("\n".join(md) + "\n")

@@ -29,6 +29,15 @@
  * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
  * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
  * call count, so every rank plans the same batches.
+ *
+ * Transfer (ac_star_transfer, before the first call; the caller passes the same arguments on
+ * every rank): the key starts on another candidate, which becomes the incumbent (the
+ * reference of the budget); untried candidates are probed by level (late: 0, 1 node-aware set-up,
+ * 2 dropped at a neighbouring key) and within a level by hint (a neighbouring key's means),
+ * ties in probe order; prune 2 takes a candidate out (a confirmation between two neighbours
+ * that settled on the same instance). Unbiased rooted probes (cfg.clean_probe): an untried
+ * candidate's entry runs two calls, so its score is its second call (the first pays for the
+ * skew the previous candidate left) and its expected cost counts two calls.
  */
 #include "star.h"
 #include <math.h>
