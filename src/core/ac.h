@@ -241,6 +241,8 @@ typedef struct {
     double explore;     /* AUTOCOLL_EXPLORE: exploration budget, fraction of a key's time (0.10) */
     double race_margin; /* AUTOCOLL_RACE_MARGIN: base drop margin of the racing (0.10) */
     int race_iter;      /* AUTOCOLL_RACE_ITER: samples before a candidate can be chosen (3) */
+    int transfer;       /* AUTOCOLL_TRANSFER: start keys from neighbouring sizes and shapes (1) */
+    int rooted_probe;   /* AUTOCOLL_ROOTED_PROBE: two-call first probes, rooted collectives (0) */
     /* Grid broadcast (seed 002, docs/grid-bcast.md, spec adaptive-bcast-grid.md section 17). */
     char grid_map[2048]; /* AUTOCOLL_GRID_CLUSTERS: "" none, "nodes", or "map:S.C,..." */
     int grid_map_n;      /* entries of a map (0: nodes or none) */

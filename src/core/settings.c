@@ -153,6 +153,8 @@ static const ac_numset_t numsets[] = {
     AC_NUM("EXPLORE", 'd', 0.001, 100, explore),
     AC_NUM("RACE_MARGIN", 'd', 0, 100, race_margin),
     AC_NUM("RACE_ITER", 'i', 1, 64, race_iter),
+    AC_NUM("TRANSFER", 'b', 0, 1, transfer),
+    AC_NUM("ROOTED_PROBE", 'b', 0, 1, rooted_probe),
     AC_NUM("PROBE_PERIOD", 'd', 0, 1e9, probe_period),
     AC_NUM("PROBE_BYTES", 'i', 2, 1 << 26, probe_bytes),
     AC_NUM("PROBE_REPS", 'i', 1, 1000, probe_reps),
@@ -387,6 +389,8 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     s->explore = 0.10;
     s->race_margin = 0.10;
     s->race_iter = 3;
+    s->transfer = 1;
+    s->rooted_probe = 0;
     grid_defaults(s);
     ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
     if (errlen) errbuf[0] = '\0';

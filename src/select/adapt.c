@@ -36,6 +36,7 @@
  */
 #include "adapt.h"
 #include <dlfcn.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,13 @@ typedef struct ac_entry {
     ac_star_t star;
     double book_measure, book_monitor; /* engine time, seconds (local) */
     long settled_at;                   /* call count at the first choice */
+    /* Transfer proposed by entry_new (agreed by ac_adapt_select before it is applied). */
+    int t_start, t_mode; /* candidate to start on (-1: none); 1 neighbour, 2 confirm, 3 shape,
+                            4 shape with the neighbour's order */
+    unsigned t_hash;     /* of the proposal, for the agreement check */
+    double t_hint[AC_STAR_MAX];
+    int t_prune[AC_STAR_MAX];
+    size_t t_from; /* the neighbour's size (mode 1, 2) */
 } ac_entry_t;
 
 typedef struct ac_adapt {
@@ -165,6 +173,152 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     return ad;
 }
 
+static void key_text(const ac_entry_t *e, char *buf, size_t len);
+
+/* ---------------------------------------------------------------- transfer between keys */
+
+/* What settled keys chose, by communicator shape (this process's view; a new key uses it only
+ * when every rank of its communicator proposes the same start, ac_adapt_select). */
+enum { AC_SHAPES = 256 };
+typedef struct {
+    int coll, root, op, inplace, p, nodes, ppn;
+    size_t size;
+    char name[128];
+} ac_shape_rec_t;
+static ac_shape_rec_t shapes[AC_SHAPES];
+static int nshapes, shape_next;
+
+static int shape_match(const ac_shape_rec_t *r, const ac_adapt_t *ad, const ac_key_t *k) {
+    return r->coll == k->coll && r->root == k->root && r->op == k->op && r->inplace == k->inplace &&
+           r->p == ad->env.p && r->nodes == ad->env.nodes && r->ppn == ad->env.ppn &&
+           r->size == k->size;
+}
+
+/* A key settled: remember its choice for communicators of the same shape. */
+static void shape_put(const ac_adapt_t *ad, const ac_entry_t *e) {
+    if (e->key.site || !e->key.exact) return;
+    char name[128];
+    ac_inst_format(&e->cand[e->star.cur], name, sizeof name);
+    ac_lock();
+    int i = 0;
+    while (i < nshapes && !shape_match(&shapes[i], ad, &e->key))
+        i++;
+    if (i == nshapes) {
+        if (nshapes < AC_SHAPES)
+            nshapes++;
+        else
+            i = shape_next, shape_next = (shape_next + 1) % AC_SHAPES;
+    }
+    ac_shape_rec_t *r = &shapes[i];
+    *r = (ac_shape_rec_t){e->key.coll,    e->key.root, e->key.op,
+                          e->key.inplace, ad->env.p,   ad->env.nodes,
+                          ad->env.ppn,    e->key.size, ""};
+    snprintf(r->name, sizeof r->name, "%s", name);
+    ac_unlock();
+}
+
+static int cand_index(const ac_entry_t *e, const char *name) {
+    char buf[128];
+    for (int i = 0; i < e->n; i++) {
+        ac_inst_format(&e->cand[i], buf, sizeof buf);
+        if (!strcmp(buf, name)) return i;
+    }
+    return -1;
+}
+
+static int same_family(const ac_key_t *x, const ac_key_t *y) {
+    return x->coll == y->coll && x->root == y->root && x->op == y->op && x->inplace == y->inplace &&
+           x->site == y->site && x->coll != AUTOCOLL_ALLTOALLV;
+}
+
+static double size_dist(size_t x, size_t y) {
+    double r = log2((double)(x ? x : 1) / (double)(y ? y : 1));
+    return r < 0 ? -r : r;
+}
+
+/* The proposal of a new key (docs/adaptive.md, "Transfer between keys"): the nearest
+ * neighbouring sizes of the same collective (same root, operation, in-place flag, site) on this
+ * communicator that have measured something give the start (the nearer one's current choice;
+ * both settled on the same instance: that instance and nothing else but the MPI library's
+ * algorithm) and the probe order (the nearer one's times; what it dropped comes last). What a
+ * communicator of the same shape settled on at this very size overrides the start (not a
+ * confirmation). Everything
+ * read here is agreed on every rank of the communicator except the shape store, which
+ * ac_adapt_select checks. */
+static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
+    e->t_start = -1;
+    e->t_mode = 0;
+    if (e->n < 2 || !e->star.cfg.race || e->key.coll == AUTOCOLL_ALLTOALLV) return;
+    const ac_entry_t *lo = NULL, *hi = NULL;
+    for (int h = 0; h < AC_BUCKETS; h++)
+        for (const ac_entry_t *o = ad->bucket[h]; o; o = o->next) {
+            if (o == e || !same_family(&o->key, &e->key) || o->star.decisions == 0 || o->star.n < 2)
+                continue;
+            if (o->key.size < e->key.size && (!lo || o->key.size > lo->key.size)) lo = o;
+            if (o->key.size > e->key.size && (!hi || o->key.size < hi->key.size)) hi = o;
+        }
+    char name[128], other[128];
+    if (lo || hi) {
+        const ac_entry_t *nb =
+            !hi                                                                            ? lo
+            : !lo                                                                          ? hi
+            : size_dist(lo->key.size, e->key.size) <= size_dist(hi->key.size, e->key.size) ? lo
+                                                                                           : hi;
+        ac_inst_format(&nb->cand[nb->star.cur], name, sizeof name);
+        int start = cand_index(e, name);
+        if (start < 0) return;
+        e->t_start = start;
+        e->t_mode = 1;
+        e->t_from = nb->key.size;
+        for (int i = 0; i < e->n; i++) {
+            ac_inst_format(&e->cand[i], other, sizeof other);
+            int j = cand_index(nb, other);
+            e->t_hint[i] = 1e30;
+            e->t_prune[i] = 0;
+            if (j < 0) continue;
+            if (nb->star.nsamp[j] > 0) e->t_hint[i] = nb->star.score[j];
+            if (!nb->star.alive[j]) e->t_prune[i] = 1;
+        }
+        if (lo && hi && lo->star.stage == AC_STAR_MONITOR && hi->star.stage == AC_STAR_MONITOR) {
+            ac_inst_format(&lo->cand[lo->star.cur], name, sizeof name);
+            ac_inst_format(&hi->cand[hi->star.cur], other, sizeof other);
+            if (!strcmp(name, other)) {
+                e->t_start = cand_index(e, name);
+                e->t_mode = 2;
+                for (int i = 0; i < e->n; i++)
+                    e->t_prune[i] = i == native ? 1 : 2;
+            }
+        }
+    }
+    /* The same size settled on a communicator of the same shape: its choice is the start (the
+     * neighbour, if any, still orders the probes). */
+    if (e->t_mode != 2 && e->key.exact && !e->key.site) {
+        int start = -1;
+        ac_lock();
+        for (int i = 0; i < nshapes && start < 0; i++)
+            if (shape_match(&shapes[i], ad, &e->key)) start = cand_index(e, shapes[i].name);
+        ac_unlock();
+        if (start >= 0) {
+            if (e->t_mode == 0)
+                for (int i = 0; i < e->n; i++)
+                    e->t_hint[i] = 0, e->t_prune[i] = 0;
+            e->t_mode = e->t_mode == 0 ? 3 : 4;
+            e->t_start = start;
+        }
+    }
+    if (e->t_start < 0) {
+        e->t_mode = 0;
+        return;
+    }
+    unsigned long long h = 1469598103934665603ULL ^ (unsigned)e->t_mode;
+    for (int i = 0; i < e->n; i++) {
+        long long q = e->t_hint[i] >= 1e29 ? -1 : (long long)(e->t_hint[i] * 1e9 + 0.5);
+        h = (h ^ (unsigned long long)q) * 1099511628211ULL;
+        h = (h ^ (unsigned)e->t_prune[i]) * 1099511628211ULL;
+    }
+    e->t_hash = (unsigned)((h ^ (h >> 32)) & 0x3fffffff);
+}
+
 static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_t *a,
                              const ac_key_t *k) {
     ac_entry_t *e = calloc(1, sizeof *e);
@@ -196,6 +350,10 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         cfg.explore = ac_g.set.explore;
         cfg.race_iter = ac_g.set.race_iter;
         cfg.incumbent = 0;
+        /* A rooted collective leaves its ranks skewed: the first call of a candidate after
+         * another one measures that skew, not the candidate; its first probe runs two calls
+         * and is scored by the second (docs/adaptive.md, "Unbiased probes"). */
+        cfg.clean_probe = ac_g.set.rooted_probe && ac_coll_rooted(a->coll);
         for (int i = 0; i < n; i++)
             if (!strcmp(e->cand[i].alg->name, "native")) {
                 cfg.incumbent = i;
@@ -213,6 +371,19 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
     if (cfg.race && ad->env.ppn == 1 && ctx->nodes == 0)
         for (int i = 0; i < n; i++)
             e->star.late[i] = ac_inst_node_aware(&e->cand[i]);
+    e->key = *k;
+    if (ac_g.set.verbose >= 3 && ctx->rank == 0) {
+        char key[160], b0[128], b1[128];
+        key_text(e, key, sizeof key);
+        ac_inst_format(&e->cand[0], b0, sizeof b0);
+        ac_inst_format(&e->cand[n > 1 ? 1 : 0], b1, sizeof b1);
+        ac_log("comm %ld %s: predicted %s %.2f us, %s %.2f us; start %.2f us", ctx->id, key, b0,
+               1e6 * e->pred[0], b1, 1e6 * e->pred[n > 1 ? 1 : 0], 1e6 * e->pred[cfg.incumbent]);
+    }
+    if (cfg.race && ac_g.set.transfer)
+        transfer_propose(ad, e, cfg.incumbent);
+    else
+        e->t_start = -1;
     unsigned h = key_hash(k);
     e->next = ad->bucket[h];
     ad->bucket[h] = e;
@@ -246,12 +417,28 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
     if (!e) {
         /* The candidate list is computed identically everywhere, but memory can fail on one
          * rank only: agree before using the new key. */
-        int ok = 0, all = 0;
+        int ok = 0, v[5], all;
         if (ad->nkeys < AC_MAX_KEYS) {
             e = entry_new(ad, ctx, a, &k);
             ok = e != NULL;
         }
-        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
+        /* With it, the transfer proposal: applied only when every rank proposes the same. */
+        int ts = e ? e->t_start : -1, th = e ? (int)e->t_hash : 0;
+        v[0] = ok, v[1] = ts, v[2] = -ts, v[3] = th, v[4] = -th;
+        PMPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_INT, MPI_MIN, ctx->comm);
+        all = v[0];
+        if (all && v[1] >= 0 && v[1] == -v[2] && v[3] == -v[4] &&
+            ac_star_transfer(&e->star, e->t_start, e->t_mode == 3 ? NULL : e->t_hint,
+                             e->t_mode == 3 ? NULL : e->t_prune) == 0 &&
+            ac_g.set.verbose >= 2 && ctx->rank == 0) {
+            char key[160], name[128];
+            key_text(e, key, sizeof key);
+            ac_inst_format(&e->cand[e->t_start], name, sizeof name);
+            ac_log("comm %ld (p=%d) %s starts on %s (%s)", ctx->id, ctx->size, key, name,
+                   e->t_mode >= 3   ? "same shape"
+                   : e->t_mode == 2 ? "confirming both neighbouring sizes"
+                                    : "neighbouring size");
+        }
         if (!all) {
             if (e) { /* created here but not everywhere: forget it again */
                 ad->bucket[key_hash(&k)] = e->next;
@@ -298,7 +485,10 @@ void ac_adapt_record(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double 
                        ac_star_op_max(&e->star) ? MPI_MAX : MPI_SUM, ctx->comm);
         ac_star_decide(&e->star);
         int cur = e->star.cur;
-        if (!e->settled_at && e->star.stage == AC_STAR_MONITOR) e->settled_at = e->star.calls;
+        if (!e->settled_at && e->star.stage == AC_STAR_MONITOR) {
+            e->settled_at = e->star.calls;
+            if (e->n > 1 && ac_g.set.transfer) shape_put(ctx->sel, e);
+        }
         if (ac_g.set.verbose >= 1 && ctx->rank == 0 && e->star.stage == AC_STAR_MONITOR &&
             (stage == AC_STAR_MEASURE || cur != was)) {
             char key[160], name[128], alt[128] = "-";

@@ -29,6 +29,15 @@
  * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
  * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
  * call count, so every rank plans the same batches.
+ *
+ * Transfer (ac_star_transfer, before the first call; the caller passes the same arguments on
+ * every rank): the key starts on another candidate, which becomes the incumbent (the
+ * reference of the budget); untried candidates are probed by level (late: 0, 1 node-aware set-up,
+ * 2 dropped at a neighbouring key) and within a level by hint (a neighbouring key's means),
+ * ties in probe order; prune 2 takes a candidate out (a confirmation between two neighbours
+ * that settled on the same instance). Unbiased rooted probes (cfg.clean_probe): an untried
+ * candidate's entry runs two calls, so its score is its second call (the first pays for the
+ * skew the previous candidate left) and its expected cost counts two calls.
  */
 #include "star.h"
 #include <math.h>
@@ -129,7 +138,7 @@ static int race_best(const ac_star_t *s, long min) {
 static double race_cost(const ac_star_t *s, int c, double b) {
     if (s->nsamp[c] == 0) {
         double x = s->nfirst ? s->first / (double)s->nfirst - b : 0;
-        return x > 0.5 * b ? x : 0.5 * b;
+        return (x > 0.5 * b ? x : 0.5 * b) * (1 + (s->cfg.clean_probe != 0));
     }
     double x = s->score[c] - b;
     return (x < 0.1 * b ? 0.1 * b : x) * (double)(s->cfg.race_iter - s->nsamp[c]);
@@ -188,9 +197,18 @@ static void race_decide(ac_star_t *s) {
             }
             pend[j] = c;
         }
-    for (int late = 0; late < 2; late++)
+    /* Untried ones by level, then hint (a neighbouring key's times), then probe order. */
+    for (int late = 0; late < 3; late++)
         for (int c = 0; c < s->n; c++)
-            if (s->alive[c] && s->nsamp[c] == 0 && s->late[c] == late) pend[np++] = c;
+            if (s->alive[c] && s->nsamp[c] == 0 && s->late[c] == late) {
+                int j = np++;
+                while (j > 0 && s->nsamp[pend[j - 1]] == 0 && s->late[pend[j - 1]] == late &&
+                       s->hint[pend[j - 1]] > s->hint[c]) {
+                    pend[j] = pend[j - 1];
+                    j--;
+                }
+                pend[j] = c;
+            }
     if (np == 0) {
         s->cur = race_best(s, 1);
         start_monitor(s);
@@ -225,10 +243,25 @@ static void race_decide(ac_star_t *s) {
             if (cost > avail) break;
             avail -= cost;
             cand[k] = c;
-            calls[k++] = s->nsamp[c] == 0 ? 1 : s->cfg.race_iter - (int)s->nsamp[c];
+            calls[k++] = s->nsamp[c] == 0 ? 1 + (s->cfg.clean_probe != 0)
+                                          : s->cfg.race_iter - (int)s->nsamp[c];
         }
     }
     race_batch(s, cand, calls, k);
+}
+
+int ac_star_transfer(ac_star_t *s, int start, const double *hint, const int *prune) {
+    if (!s->cfg.race || s->n < 2 || s->calls != 0 || s->decisions != 0 || start < 0 ||
+        start >= s->n)
+        return -1;
+    s->cfg.incumbent = s->cur = s->rplan[0] = start;
+    for (int c = 0; c < s->n; c++) {
+        if (hint) s->hint[c] = hint[c];
+        if (!prune || c == start) continue;
+        if (prune[c] == 1) s->late[c] = 2;
+        if (prune[c] == 2) s->alive[c] = 0;
+    }
+    return 0;
 }
 
 int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, const int *group) {

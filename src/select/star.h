@@ -54,6 +54,9 @@ typedef struct {
     double explore;     /* exploration budget: fraction of the time accumulated on the key */
     int race_iter;      /* samples a candidate needs before it can be chosen */
     int incumbent;      /* the best known candidate, run while the budget is spent */
+    int clean_probe;    /* 1: a candidate's first probe runs two calls and is scored by the
+                           second (rooted collectives: the first call after another candidate
+                           pays for the skew that candidate left, see star.c) */
 } ac_star_cfg_t;
 
 typedef enum { AC_STAR_MEASURE = 0, AC_STAR_MONITOR } ac_star_stage_t;
@@ -80,17 +83,20 @@ typedef struct {
     long ncln[AC_STAR_MAX]; /* samples that were not the first call of their entry */
     double tsum[AC_STAR_MAX], csum[AC_STAR_MAX], smin[AC_STAR_MAX], smax[AC_STAR_MAX];
     int rplan[2 * AC_STAR_MAX], rcalls[2 * AC_STAR_MAX];
-    double total, regret;  /* agreed seconds: all calls of the key, excess over the initial
+    double total, regret;     /* agreed seconds: all calls of the key, excess over the initial
                              incumbent's time for as many calls */
-    long ntotal;           /* calls behind total */
-    double xsum;           /* agreed seconds of the calls of candidates other than the initial
+    long ntotal;              /* calls behind total */
+    double xsum;              /* agreed seconds of the calls of candidates other than the initial
                              incumbent */
-    long xn;               /* calls behind xsum */
-    double first;          /* agreed seconds: sum of the first samples of probed candidates */
-    long nfirst;           /* candidates behind first */
-    long drops;            /* candidates eliminated */
-    int late[AC_STAR_MAX]; /* racing: probe after every other untried candidate (set by the
-                              caller after ac_star_init, alike on every rank) */
+    long xn;                  /* calls behind xsum */
+    double first;             /* agreed seconds: sum of the first samples of probed candidates */
+    long nfirst;              /* candidates behind first */
+    long drops;               /* candidates eliminated */
+    int late[AC_STAR_MAX];    /* racing: probe after every untried candidate of a lower level
+                              (0, 1 or 2; set by the caller after ac_star_init, alike on every
+                              rank) */
+    double hint[AC_STAR_MAX]; /* racing: order of the untried candidates within a level, lower
+                                 first, ties in probe order (0 by default; ac_star_transfer) */
 } ac_star_t;
 
 /* Returns 0, or -1 when out of memory or n is not in [1, AC_STAR_MAX]. */
@@ -105,6 +111,14 @@ int ac_star_op_max(const ac_star_t *s); /* 1: reduce with MAX, 0: with SUM */
 /* 1 when the next call explores (a candidate other than the best known). */
 int ac_star_probing(const ac_star_t *s);
 void ac_star_decide(ac_star_t *s);
+/* Transfer (racing, before the first call; docs/adaptive.md "Transfer between keys"): start
+ * on candidate start instead of cfg.incumbent (it becomes the incumbent, the reference of the
+ * no-regret budget); hint (may be NULL) orders the untried candidates (lower first, the
+ * measured times of a neighbouring key); a candidate whose prune[c] is 1 is probed after the
+ * others (level 2 of late), one whose prune[c] is 2 is never run (confirmation only). Every
+ * argument must be the same on every rank. Returns 0, or -1 when not applicable (not racing,
+ * already called, start out of range); the state is then unchanged. */
+int ac_star_transfer(ac_star_t *s, int start, const double *hint, const int *prune);
 /* Best timed candidate other than c (-1 when none). */
 int ac_star_runner_up(const ac_star_t *s, int c);
 

@@ -468,6 +468,166 @@ static void race_sees_change_while_measuring(void **st) {
     world_free(&w);
 }
 
+/* ---------------------------------------------------------------- transfer between keys */
+
+/* A neighbouring size: the same ranking as sc, every candidate 1.3 times slower. */
+static double scaled_clock(int c, long call, int rank, void *arg) {
+    return 1.3 * scen_clock(c, call, rank, arg);
+}
+
+/* Order in which candidates are first run within calls [0, calls). */
+static int first_order(world_t *w, clock_fn f, void *arg, int calls, int n, int *order) {
+    int seen[AC_STAR_MAX] = {0}, k = 0;
+    for (int i = 0; i < calls; i++) {
+        int c = world_call(w, f, arg);
+        if (!seen[c] && c < n) {
+            seen[c] = 1;
+            order[k++] = c;
+        }
+    }
+    return k;
+}
+
+static void transfer_orders_next_key(void **st) {
+    (void)st;
+    /* Key A (a size) is learned from the MPI library's algorithm (0, 2 ms): the best is 5
+     * (0.8 ms), then 3 (0.82 ms) and 6 (0.85 ms), within the drop margin; 0, 1, 2, 4, 7 are
+     * clearly slower and are dropped. */
+    scen_t sc = {{2, 4, 5, 0.82, 6, 0.8, 0.85, 4.5}, -1, 0, 0, 1};
+    ac_star_cfg_t cfg = racing;
+    world_t a, b, plain;
+    world_init(&a, &cfg, 8, NULL);
+    for (int i = 0; i < 3000; i++)
+        world_call(&a, scen_clock, &sc);
+    assert_int_equal(a.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(a.s[0].cur, 5);
+    /* Key B (the next size) takes A's state as adapt.c does: A's choice as its start, A's
+     * measured means as the order of its probes, what A dropped last. */
+    double hint[8];
+    int prune[8];
+    for (int c = 0; c < 8; c++) {
+        hint[c] = a.s[0].nsamp[c] > 0 ? a.s[0].score[c] : 1e30;
+        prune[c] = !a.s[0].alive[c];
+    }
+    world_init(&b, &cfg, 8, NULL);
+    world_init(&plain, &cfg, 8, NULL);
+    for (int r = 0; r < P; r++)
+        assert_int_equal(ac_star_transfer(&b.s[r], a.s[0].cur, hint, prune), 0);
+    /* B starts on A's choice from its first call. */
+    assert_int_equal(ac_star_next(&b.s[0]), 5);
+    int order[8], k = first_order(&b, scaled_clock, &sc, 3000, 8, order);
+    /* Then A's ranking: 3, 6; what A dropped only after them, fastest at A first (the MPI
+     * library's 0, then 1, 7, 2, 4). */
+    for (int c = 0; c < 8; c++)
+        assert_int_equal(prune[c], c != 3 && c != 5 && c != 6);
+    assert_true(k == 8);
+    const int want[8] = {5, 3, 6, 0, 1, 7, 2, 4};
+    for (int i = 0; i < 8; i++)
+        assert_int_equal(order[i], want[i]);
+    assert_int_equal(b.s[0].cur, 5);
+    assert_int_equal(b.s[0].stage, AC_STAR_MONITOR);
+    /* In a short run (50 calls) B costs less than the same key started on the MPI library's
+     * algorithm (the clock is deterministic: the totals are exact). */
+    world_free(&b);
+    world_init(&b, &cfg, 8, NULL);
+    for (int r = 0; r < P; r++)
+        ac_star_transfer(&b.s[r], 5, hint, prune);
+    double tb = 0, tp = 0;
+    for (int i = 0; i < 50; i++) {
+        tb += scaled_clock(world_call(&b, scaled_clock, &sc), i, 0, &sc);
+        tp += scaled_clock(world_call(&plain, scaled_clock, &sc), i, 0, &sc);
+    }
+    assert_true(tb < 0.6 * tp);
+    world_free(&a);
+    world_free(&b);
+    world_free(&plain);
+}
+
+static void transfer_confirmation_only(void **st) {
+    (void)st;
+    /* Both neighbouring sizes settled on 4: the key confirms 4; only the MPI library's
+     * algorithm (0, prune 1: last) may still be probed, nothing else ever runs. */
+    scen_t sc = {{2, 1.5, 1.2, 3, 1, 0.9, 4}, -1, 0, 0, 1};
+    int prune[7] = {1, 2, 2, 2, 0, 2, 2};
+    world_t w;
+    world_init(&w, &racing, 7, NULL);
+    for (int r = 0; r < P; r++)
+        assert_int_equal(ac_star_transfer(&w.s[r], 4, NULL, prune), 0);
+    long ran[7] = {0};
+    race_run(&w, &sc, 500, ran);
+    for (int c = 1; c < 7; c++)
+        if (c != 4) assert_int_equal(ran[c], 0);
+    assert_true(ran[0] <= racing.race_iter);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 4);
+    world_free(&w);
+}
+
+static void transfer_refused(void **st) {
+    (void)st;
+    scen_t sc = {{2, 1}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &racing, 2, NULL);
+    assert_int_equal(ac_star_transfer(&w.s[0], 2, NULL, NULL), -1); /* out of range */
+    assert_int_equal(ac_star_transfer(&w.s[0], -1, NULL, NULL), -1);
+    world_call(&w, scen_clock, &sc);
+    assert_int_equal(ac_star_transfer(&w.s[0], 1, NULL, NULL), -1); /* after the first call */
+    assert_int_equal(w.s[0].cfg.incumbent, 0);
+    world_free(&w);
+    ac_star_t s;
+    assert_int_equal(ac_star_init(&s, &basic, 4, 3, NULL), 0);
+    assert_int_equal(ac_star_transfer(&s, 1, NULL, NULL), -1); /* classic: no transfer */
+    ac_star_free(&s);
+}
+
+/* ---------------------------------------------------------------- unbiased rooted probes */
+
+/* A rooted collective: the first call of a candidate after another one pays for the skew the
+ * previous one left (skew[prev] ms), whatever the candidate; later calls cost base[c]. The
+ * copies call the clock for every rank of a call, so the switch is detected per call. */
+typedef struct {
+    double base[8], skew[8];
+    long seen;
+    int prev, cur;
+} skew_t;
+
+static double skew_clock(int c, long call, int rank, void *arg) {
+    skew_t *k = arg;
+    (void)rank;
+    if (call != k->seen) {
+        k->prev = k->cur;
+        k->cur = c;
+        k->seen = call;
+    }
+    return 1e-3 * (k->base[c] + (k->prev != c ? k->skew[k->prev] : 0));
+}
+
+static void rooted_probe_unbiased(void **st) {
+    (void)st;
+    /* The incumbent 0 (2 ms) leaves 3 ms of skew: a single-call probe of 1 (0.8 ms back to
+     * back) after it measures 3.8 ms and is dropped; scored by its second call it is chosen. */
+    for (int clean = 0; clean < 2; clean++) {
+        skew_t k = {{2, 0.8, 2.5, 3}, {3, 0, 0, 0}, -1, -1, -1};
+        ac_star_cfg_t cfg = racing;
+        cfg.explore = 100;
+        cfg.clean_probe = clean;
+        world_t w;
+        world_init(&w, &cfg, 4, NULL);
+        for (int i = 0; i < 400; i++)
+            world_call(&w, skew_clock, &k);
+        assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+        assert_int_equal(w.s[0].cur, clean ? 1 : 0);
+        if (clean) {
+            /* The score is what the candidate costs back to back. */
+            assert_true(fabs(w.s[0].score[1] - 0.8e-3) < 1e-9);
+            assert_true(w.s[0].alive[1]);
+        } else {
+            assert_true(!w.s[0].alive[1]);
+        }
+        world_free(&w);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -486,6 +646,10 @@ int main(void) {
         cmocka_unit_test(race_ranks_cannot_diverge),
         cmocka_unit_test(race_late_probed_last),
         cmocka_unit_test(race_sees_change_while_measuring),
+        cmocka_unit_test(transfer_orders_next_key),
+        cmocka_unit_test(transfer_confirmation_only),
+        cmocka_unit_test(transfer_refused),
+        cmocka_unit_test(rooted_probe_unbiased),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
