@@ -1,7 +1,8 @@
 /*
  * Topology-specific algorithms under real MPI (docs/topology.md): every instance of alltoall
- * topo_aapc, allgather/allgatherv topo_ring, bcast topo_chain/topo_tree and reduce topo_chain is
- * forced and its result compared byte for byte, on every rank, with the MPI library's own
+ * topo_aapc and topo_aapc_notoken (every synchronisation scheme of Table 3.5, dummy included),
+ * allgather/allgatherv topo_ring, bcast topo_chain/topo_tree and reduce topo_chain is forced and
+ * its result compared byte for byte, on every rank, with the MPI library's own
  * collective (PMPI_*), on MPI_COMM_WORLD and on sub-communicators (every rank but world rank 0;
  * the even world ranks, in reverse order). Sizes: 0, 1, 7 and 3001 elements of MPI_INT (the
  * latter cut into several pipeline segments), bcast/reduce from every root.
@@ -55,38 +56,50 @@ static void run(MPI_Comm comm, const char *cname) {
         int *s = malloc((tot + 1) * sizeof *s), *r = malloc((tot + 1) * sizeof *r),
             *x = malloc((tot + 1) * sizeof *x);
         int *rc = malloc((size_t)p * sizeof *rc), *rd = malloc((size_t)p * sizeof *rd);
-        /* alltoall */
-        int coll = autocoll_coll_from_name("alltoall"), idx = -1;
-        for (int k = 0; k < autocoll_alg_count(coll); k++) {
-            autocoll_alg_info_t inf;
-            autocoll_alg_info(coll, k, &inf);
-            if (!strcmp(inf.name, "topo_aapc")) idx = k;
-        }
-        int ninst = autocoll_instance_count(coll, idx);
-        static const char *extra[] = {"topo_aapc:sync=receiver_part4", "topo_aapc:sync=bar_none2",
+        /* alltoall: every instance of topo_aapc (token schemes) and topo_aapc_notoken (nosync,
+         * dummy, barriers), then schemes that are no candidate but can be forced */
+        int coll = autocoll_coll_from_name("alltoall");
+        static const char *a2a_algs[] = {"topo_aapc", "topo_aapc_notoken"};
+        static const char *extra[] = {"topo_aapc:sync=receiver_part4",
                                       "topo_aapc:sync=bar_receiver4",
-                                      "topo_aapc:sync=sender_part2"};
-        for (int i = 0; i < ninst + 4; i++) {
-            if (i < ninst)
-                autocoll_instance_name(coll, idx, i, inst, sizeof inst);
-            else
-                snprintf(inst, sizeof inst, "%s", extra[i - ninst]);
-            for (int in_place = 0; in_place < 2; in_place++) {
-                for (size_t k = 0; k < tot; k++)
-                    s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
-                autocoll_force(coll, inst);
-                if (in_place) {
-                    memcpy(r, s, tot * sizeof *r);
-                    MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, r, n, MPI_INT, comm);
-                } else {
-                    MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
+                                      "topo_aapc:sync=sender_part2",
+                                      "topo_aapc:sync=nosync",
+                                      "topo_aapc:sync=dummy",
+                                      "topo_aapc_notoken:sync=bar_none2",
+                                      "topo_aapc_notoken:sync=bar_none16"};
+        enum { NEXTRA = sizeof extra / sizeof extra[0] };
+        for (int ai = 0; ai < 3; ai++) {
+            int idx = -1, ninst = NEXTRA;
+            for (int k = 0; ai < 2 && k < autocoll_alg_count(coll); k++) {
+                autocoll_alg_info_t inf;
+                autocoll_alg_info(coll, k, &inf);
+                if (!strcmp(inf.name, a2a_algs[ai])) idx = k;
+            }
+            if (ai < 2) ninst = autocoll_instance_count(coll, idx);
+            for (int i = 0; i < ninst; i++) {
+                if (ai < 2)
+                    autocoll_instance_name(coll, idx, i, inst, sizeof inst);
+                else
+                    snprintf(inst, sizeof inst, "%s", extra[i]);
+                char alg[64];
+                snprintf(alg, sizeof alg, "%.*s", (int)strcspn(inst, ":"), inst);
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    for (size_t k = 0; k < tot; k++)
+                        s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
+                    autocoll_force(coll, inst);
+                    if (in_place) {
+                        memcpy(r, s, tot * sizeof *r);
+                        MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, r, n, MPI_INT, comm);
+                    } else {
+                        MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
+                    }
+                    autocoll_force(coll, NULL);
+                    PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
+                    snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
+                             inst, n, in_place ? " in place" : "");
+                    cmp(r, x, tot * sizeof *r, what);
+                    check_choice(comm, coll, alg, what);
                 }
-                autocoll_force(coll, NULL);
-                PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
-                snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
-                         inst, n, in_place ? " in place" : "");
-                cmp(r, x, tot * sizeof *r, what);
-                check_choice(comm, coll, "topo_aapc", what);
             }
         }
         /* allgather and allgatherv (counts vary by rank: n + rank mod 3, block order reversed) */
