@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "a2a_util.h"
+#include "topo_aapc.h"
 #include "../../topo/load.h"
 
 /* "sender_part8" -> ts_sender_part:bs=8; 0, or -1 when the name is not a scheme. */
@@ -67,13 +68,17 @@ static ac_ts_t barrier_twin(ac_ts_t ts) {
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* topo_aapc_notoken: schemes without tokens only (any p) */
+    return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
+                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
+}
+
+int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {
     ac_topo_comm_t *tc = ac_topo_of(ctx);
     ac_ts_t ts;
-    if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size ||
-        sync_of(ac_param_str(in, "sync"), &ts) != 0)
+    if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size || sync_of(sync, &ts) != 0 ||
+        (!tokens && ac_ts_token_kind(ts)))
         return MPI_ERR_ARG;
-    /* topo_aapc_notoken: schemes without tokens only (any p) */
-    if (!(in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) && ac_ts_token_kind(ts)) return MPI_ERR_ARG;
     const ac_topo_prog_t *g = ac_topo_program(tc, ts, a->rank);
     if (!g && ac_ts_token_kind(ts)) {
         char want[64], got[64];
