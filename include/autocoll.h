@@ -51,6 +51,9 @@ enum {
 };
 /* Needs at least two clusters known from AUTOCOLL_GRID_CLUSTERS (grid bcast algorithms). */
 enum { AUTOCOLL_R_GRID = 1 << 16 };
+/* At most AUTOCOLL_AAPC_TOKEN_MAX_P processes: the token sets of the AAPC synchronisation schemes
+ * (alltoall topo_aapc, docs/topology.md) are derived over all p(p-1) messages. */
+enum { AUTOCOLL_R_AAPC_TOKENS = 1 << 17, AUTOCOLL_AAPC_TOKEN_MAX_P = 256 };
 
 typedef struct {
     const char *coll;        /* collective name, e.g. "allgather" */
@@ -112,6 +115,11 @@ typedef struct {
     char placement[16]; /* "single", "sequential", "cyclic" or "other" */
 } autocoll_layout_t;
 int autocoll_layout(MPI_Comm comm, autocoll_layout_t *l); /* MPI_SUCCESS or an MPI error */
+/* 1 when the switch-tree topology loaded from AUTOCOLL_TOPOLOGY covers comm, so that the
+ * topology algorithms (restriction AUTOCOLL_R_TOPOLOGY_FILE) may run on it; 0 when no valid file
+ * is loaded, before MPI_Init or after MPI_Finalize (docs/topology.md). Collective over comm the
+ * first time the library sees comm. */
+int autocoll_topology_applies(MPI_Comm comm);
 
 /* Names and listing. */
 const char *autocoll_coll_name(int coll);  /* NULL when out of range */

@@ -169,8 +169,8 @@ static int split_instances(const char *s, inst_t *out, int max) {
 
 /* The instances of coll named by -a (every registered one for "all"), with the restrictions
  * that exclude some of them here. Returns 0, or 2 after reporting a bad name. */
-static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, inst_t **out,
-                      int *nout) {
+static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, int topo,
+                      inst_t **out, int *nout) {
     const char *cname = autocoll_coll_name(coll);
     inst_t *list = NULL;
     int n = 0;
@@ -182,7 +182,7 @@ static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, i
         for (int a = 0; list && a < autocoll_alg_count(coll); a++) {
             autocoll_alg_info_t in;
             autocoll_alg_info(coll, a, &in);
-            const char *why = acb_restriction_reason(in.restrictions, lay);
+            const char *why = acb_restriction_reason(in.restrictions, lay, topo);
             for (int i = 0; i < autocoll_instance_count(coll, a) && n < total; i++) {
                 autocoll_instance_name(coll, a, i, list[n].name, sizeof list[n].name);
                 list[n].why = why;
@@ -210,7 +210,7 @@ static int build_list(int coll, const char *alg, const autocoll_layout_t *lay, i
         autocoll_force(coll, NULL);
         autocoll_alg_info_t in;
         autocoll_alg_info(coll, a, &in);
-        list[i].why = acb_restriction_reason(in.restrictions, lay);
+        list[i].why = acb_restriction_reason(in.restrictions, lay, topo);
         list[i].skip = list[i].why != NULL;
     }
     *out = list, *nout = n;
@@ -316,13 +316,14 @@ int main(int argc, char **argv) {
     if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
         lay = (autocoll_layout_t){
             .p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
-    int open_ok = 1;
+    /* AUTOCOLL_TOPOLOGY covers the communicator: the topology algorithms can run */
+    int topo = autocoll_topology_applies(comm), open_ok = 1;
 
     /* Every instance list is checked before anything is measured. */
     inst_t *lists[AUTOCOLL_NCOLL] = {NULL};
     int counts[AUTOCOLL_NCOLL] = {0};
     for (int ci = 0; ci < ncoll && rc == 0; ci++)
-        rc = build_list(colls[ci], alg, &lay, &lists[ci], &counts[ci]);
+        rc = build_list(colls[ci], alg, &lay, topo, &lists[ci], &counts[ci]);
     if (rc) open_ok = 0; /* nothing is measured; no file is written */
     /* Output files: opened by rank 0, agreement on success. */
     if (me == 0 && open_ok) {

@@ -64,6 +64,7 @@
 static int me, np;
 static MPI_Comm comm;
 static autocoll_layout_t lay;
+static int topo; /* AUTOCOLL_TOPOLOGY covers the communicator (autocoll_topology_applies) */
 static acb_mech_t mech;
 static acb_opts_t opt = {"allgather,alltoall,allreduce,bcast,reduce", "b2b", 1, 1 << 20, 0, -1, 0};
 static double budget = 0;
@@ -558,6 +559,7 @@ int main(int argc, char **argv) {
     if (autocoll_layout(comm, &lay) != MPI_SUCCESS) /* the library is not active: one node */
         lay = (autocoll_layout_t){
             .p = np, .nodes = 1, .ppn = np, .uniform = 1, .placement = "single"};
+    topo = autocoll_topology_applies(comm);
     int ppn = (np + lay.nodes - 1) / lay.nodes;
     if (state_path && (rc = state_open(state_path)) != 0) {
         PMPI_Comm_free(&comm);
@@ -619,7 +621,7 @@ int main(int argc, char **argv) {
         for (int a = 0; algs[ci] && a < autocoll_alg_count(coll); a++) {
             autocoll_alg_info_t in;
             autocoll_alg_info(coll, a, &in);
-            const char *why = acb_restriction_reason(in.restrictions, &lay);
+            const char *why = acb_restriction_reason(in.restrictions, &lay, topo);
             if (why) {
                 if (me == 0) printf("# %s %s: left out (%s)\n", in.coll, in.name, why);
                 continue;

@@ -369,7 +369,7 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
     if (bs < 1) return -1;
     int64_t N = s->pstart[s->nphases];
     if (N == 0) return 0;
-    if ((double)N * (double)N / 8.0 > 512.0 * 1024 * 1024) return -2;
+    if (s->nranks > AC_AAPC_TOKEN_MAX_P) return -2; /* N^2/8 bytes > 512 MiB above */
     int rc = -1, ne = 2 * t->nv, H = ac_topo_height(t);
     int *phase = malloc((size_t)N * sizeof *phase),
         *path = malloc((2 * (size_t)H + 2) * sizeof *path);

@@ -84,12 +84,17 @@ typedef struct {
     int m1, m2, from, to;
 } ac_token_t;
 
+/* Largest rank count whose token sets are derived: the reduction needs N^2/8 bytes for
+ * N = p (p - 1) messages, 508 MiB at p = 256. The registry restriction AUTOCOLL_R_AAPC_TOKENS
+ * (include/autocoll.h) states the same bound (test_topo_load checks that they agree). */
+#define AC_AAPC_TOKEN_MAX_P 256
+
 /* Token set of a scheme (§3.2.3, spec 3.3 resolution): dependence DAG of contending messages,
  * edges filtered by blocks (partial: inter-block only; barrier combined: intra-block only),
  * transitive reduction over token and program-order ("free") edges, one token per remaining
  * non-free edge. Sorted by (m2, m1). Cost O(sum of path lengths + N^2/64 per reduction step),
  * memory N^2/8 bytes for N = nranks (nranks - 1) messages. Returns 0; -1 on no memory; -2 when
- * the reduction would need more than 512 MiB (nranks > ~200). */
+ * nranks > AC_AAPC_TOKEN_MAX_P. */
 int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_t **tok, int *ntok);
 
 /* Dummy scheme: per phase, a rank without a send sends to the first rank under the same switch

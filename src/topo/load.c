@@ -149,7 +149,7 @@ void ac_topo_comm_free(void *p) {
         ac_topo_prog_t *g = &tc->toksets[k].prog;
         free(tc->toksets[k].tok);
         free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
-            free(g->sdst);
+            free(g->sdst), free(g->dto), free(g->dfrom), free(g->dself);
     }
     free(tc->ring);
     for (int r = 0; tc->bt_child && r < tc->t->nranks; r++)
@@ -253,6 +253,31 @@ static int tok_cmp(const void *x, const void *y) {
     return a->k < b->k ? -1 : a->k > b->k;
 }
 
+/* The dummies of rank me (spec 3.3, Dummy): dto/dfrom per phase. 0, or -1 on no memory. */
+static int dummy_program(ac_topo_comm_t *tc, ac_topo_prog_t *g, int me) {
+    const ac_aapc_t *s = &tc->aapc;
+    int L = s->nphases, *ds = NULL;
+    ac_pair_t *dum = NULL;
+    g->dto = malloc(((size_t)L + 1) * sizeof *g->dto);
+    g->dfrom = malloc(((size_t)L + 1) * sizeof *g->dfrom);
+    g->dself = malloc(((size_t)L + 1) * sizeof *g->dself);
+    if (!g->dto || !g->dfrom || !g->dself || ac_aapc_dummies(tc->t, s, &ds, &dum) != 0) return -1;
+    for (int p = 0; p < L; p++) {
+        g->dto[p] = g->dfrom[p] = -1;
+        g->dself[p] = 0;
+        for (int k = ds[p]; k < ds[p + 1]; k++) {
+            if (dum[k].src == me && dum[k].dst == me)
+                g->dself[p] = 1;
+            else if (dum[k].src == me)
+                g->dto[p] = dum[k].dst;
+            else if (dum[k].dst == me)
+                g->dfrom[p] = dum[k].src;
+        }
+    }
+    free(ds), free(dum);
+    return 0;
+}
+
 const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     const ac_token_t *tok = NULL;
     int ntok = 0;
@@ -265,7 +290,7 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     ac_topo_prog_t *g = &e->prog;
     if (g->nphases >= 0 && g->me == me) return g;
     free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
-        free(g->sdst);
+        free(g->sdst), free(g->dto), free(g->dfrom), free(g->dself);
     memset(g, 0, sizeof *g);
     g->nphases = -1;
     const ac_aapc_t *s = &tc->aapc;
@@ -319,6 +344,7 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
         if (tok[k].from == me) g->sdst[sf[phase_of(s, tok[k].m1)]++] = tok[k].to;
     }
     free(wf), free(sf), free(seqof);
+    if (ts.scheme == AC_TS_DUMMY && dummy_program(tc, g, me) != 0) return NULL;
     g->me = me;
     g->nphases = L;
     return g;
@@ -358,4 +384,11 @@ const int *ac_topo_bintree(ac_topo_comm_t *tc, int root) {
     }
     free(c), free(c1), free(c2);
     return tc->bt_child[root];
+}
+
+AC_EXPORT int autocoll_topology_applies(MPI_Comm comm) {
+    ac_ctx_t *ctx;
+    if (comm == MPI_COMM_NULL || !ac_g.initialized || ac_g.finalized) return 0;
+    if (ac_ctx_get(comm, &ctx) != MPI_SUCCESS) return 0; /* collective on first use */
+    return ac_topo_of(ctx) != NULL;
 }

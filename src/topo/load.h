@@ -32,12 +32,17 @@
  * Tokens carry no data, and the order in which a rank sends its tokens to another is not always
  * the order in which that rank awaits them (partial schemes): token w is the wseq[w]-th token
  * (from 0) that wsrc[w] sends to this rank, so the wait is over once wseq[w] + 1 tokens from
- * wsrc[w] have arrived (MPI keeps their order). */
+ * wsrc[w] have arrived (MPI keeps their order). The dummy scheme adds, in the phases where this
+ * rank has no send (no receive), the dummy of ac_aapc_dummies it sends (receives). */
 typedef struct {
     int nphases, me;
     int *to, *from;
     int *wstart, *wsrc, *wseq;
     int *sstart, *sdst;
+    int *dto, *dfrom; /* dummy scheme only (else NULL): the dummy message this rank sends to
+                       * dto[p] / receives from dfrom[p] in phase p (-1: none) */
+    int *dself;       /* dummy scheme: 1 when the rank also sends a dummy to itself in phase p
+                       * (a local copy, no link) */
 } ac_topo_prog_t;
 
 typedef struct {

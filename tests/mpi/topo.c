@@ -1,7 +1,8 @@
 /*
  * Topology-specific algorithms under real MPI (docs/topology.md): every instance of alltoall
- * topo_aapc, allgather/allgatherv topo_ring, bcast topo_chain/topo_tree and reduce topo_chain is
- * forced and its result compared byte for byte, on every rank, with the MPI library's own
+ * topo_aapc and topo_aapc_notoken (every synchronisation scheme of Table 3.5, dummy included),
+ * allgather/allgatherv topo_ring, bcast topo_chain/topo_tree, reduce topo_chain and allreduce
+ * topo_rab1/topo_rab2 (also with a non-commutative operation) is forced and its result compared byte for byte, on every rank, with the MPI library's own
  * collective (PMPI_*), on MPI_COMM_WORLD and on sub-communicators (every rank but world rank 0;
  * the even world ranks, in reverse order). Sizes: 0, 1, 7 and 3001 elements of MPI_INT (the
  * latter cut into several pipeline segments), bcast/reduce from every root.
@@ -43,6 +44,21 @@ static int val(int rank, int i, int salt) {
     return rank * 1000003 + i * 7919 + salt * 31 + 1;
 }
 
+/* 2x2 matrices of unsigned int (row major), multiplied modulo 2^32: associative, exact, not
+ * commutative. MPI: inout = in op inout, in holding the lower ranks' contributions. */
+static MPI_Datatype mat_type;
+static MPI_Op mat_op;
+static void mat_mul(void *in, void *inout, int *len, MPI_Datatype *dt) {
+    (void)dt;
+    const unsigned *a = in;
+    unsigned *b = inout;
+    for (int i = 0; i < *len; i++, a += 4, b += 4) {
+        unsigned c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                         a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+        memcpy(b, c, sizeof c);
+    }
+}
+
 static void run(MPI_Comm comm, const char *cname) {
     int p, me;
     MPI_Comm_size(comm, &p);
@@ -55,38 +71,50 @@ static void run(MPI_Comm comm, const char *cname) {
         int *s = malloc((tot + 1) * sizeof *s), *r = malloc((tot + 1) * sizeof *r),
             *x = malloc((tot + 1) * sizeof *x);
         int *rc = malloc((size_t)p * sizeof *rc), *rd = malloc((size_t)p * sizeof *rd);
-        /* alltoall */
-        int coll = autocoll_coll_from_name("alltoall"), idx = -1;
-        for (int k = 0; k < autocoll_alg_count(coll); k++) {
-            autocoll_alg_info_t inf;
-            autocoll_alg_info(coll, k, &inf);
-            if (!strcmp(inf.name, "topo_aapc")) idx = k;
-        }
-        int ninst = autocoll_instance_count(coll, idx);
-        static const char *extra[] = {"topo_aapc:sync=receiver_part4", "topo_aapc:sync=bar_none2",
+        /* alltoall: every instance of topo_aapc (token schemes) and topo_aapc_notoken (nosync,
+         * dummy, barriers), then schemes that are no candidate but can be forced */
+        int coll = autocoll_coll_from_name("alltoall");
+        static const char *a2a_algs[] = {"topo_aapc", "topo_aapc_notoken"};
+        static const char *extra[] = {"topo_aapc:sync=receiver_part4",
                                       "topo_aapc:sync=bar_receiver4",
-                                      "topo_aapc:sync=sender_part2"};
-        for (int i = 0; i < ninst + 4; i++) {
-            if (i < ninst)
-                autocoll_instance_name(coll, idx, i, inst, sizeof inst);
-            else
-                snprintf(inst, sizeof inst, "%s", extra[i - ninst]);
-            for (int in_place = 0; in_place < 2; in_place++) {
-                for (size_t k = 0; k < tot; k++)
-                    s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
-                autocoll_force(coll, inst);
-                if (in_place) {
-                    memcpy(r, s, tot * sizeof *r);
-                    MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, r, n, MPI_INT, comm);
-                } else {
-                    MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
+                                      "topo_aapc:sync=sender_part2",
+                                      "topo_aapc:sync=nosync",
+                                      "topo_aapc:sync=dummy",
+                                      "topo_aapc_notoken:sync=bar_none2",
+                                      "topo_aapc_notoken:sync=bar_none16"};
+        enum { NEXTRA = sizeof extra / sizeof extra[0] };
+        for (int ai = 0; ai < 3; ai++) {
+            int idx = -1, ninst = NEXTRA;
+            for (int k = 0; ai < 2 && k < autocoll_alg_count(coll); k++) {
+                autocoll_alg_info_t inf;
+                autocoll_alg_info(coll, k, &inf);
+                if (!strcmp(inf.name, a2a_algs[ai])) idx = k;
+            }
+            if (ai < 2) ninst = autocoll_instance_count(coll, idx);
+            for (int i = 0; i < ninst; i++) {
+                if (ai < 2)
+                    autocoll_instance_name(coll, idx, i, inst, sizeof inst);
+                else
+                    snprintf(inst, sizeof inst, "%s", extra[i]);
+                char alg[64];
+                snprintf(alg, sizeof alg, "%.*s", (int)strcspn(inst, ":"), inst);
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    for (size_t k = 0; k < tot; k++)
+                        s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
+                    autocoll_force(coll, inst);
+                    if (in_place) {
+                        memcpy(r, s, tot * sizeof *r);
+                        MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, r, n, MPI_INT, comm);
+                    } else {
+                        MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
+                    }
+                    autocoll_force(coll, NULL);
+                    PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
+                    snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
+                             inst, n, in_place ? " in place" : "");
+                    cmp(r, x, tot * sizeof *r, what);
+                    check_choice(comm, coll, alg, what);
                 }
-                autocoll_force(coll, NULL);
-                PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
-                snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
-                         inst, n, in_place ? " in place" : "");
-                cmp(r, x, tot * sizeof *r, what);
-                check_choice(comm, coll, "topo_aapc", what);
             }
         }
         /* allgather and allgatherv (counts vary by rank: n + rank mod 3, block order reversed) */
@@ -154,6 +182,40 @@ static void run(MPI_Comm comm, const char *cname) {
                     check_choice(comm, coll, "topo_chain", what);
                 }
         }
+        /* allreduce topo_rab1/topo_rab2 (the Rab compositions on the contention-free AAPC
+         * phases and ring): sum of MPI_INT, in place too, and a non-commutative operation (2x2
+         * matrix product modulo 2^32, exact), which must come out as x_0 x_1 ... x_{p-1} */
+        coll = autocoll_coll_from_name("allreduce");
+        static const char *ar_inst[] = {"topo_rab1", "topo_rab2"};
+        unsigned *ms = malloc((4 * (size_t)n + 1) * sizeof *ms),
+                 *mr = malloc((4 * (size_t)n + 1) * sizeof *mr),
+                 *mx = malloc((4 * (size_t)n + 1) * sizeof *mx);
+        for (int b = 0; b < 2; b++) {
+            for (int in_place = 0; in_place < 2; in_place++) {
+                for (int k = 0; k < n; k++)
+                    s[k] = val(me, k, b), r[k] = in_place ? s[k] : -1, x[k] = -1;
+                autocoll_force(coll, ar_inst[b]);
+                MPI_Allreduce(in_place ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, comm);
+                autocoll_force(coll, NULL);
+                PMPI_Allreduce(s, x, n, MPI_INT, MPI_SUM, comm);
+                snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s sum n=%d%s", cname, p, me,
+                         ar_inst[b], n, in_place ? " in place" : "");
+                cmp(r, x, (size_t)n * sizeof *r, what);
+                check_choice(comm, coll, ar_inst[b], what);
+            }
+            for (int k = 0; k < 4 * n; k++)
+                ms[k] = (unsigned)val(me, k, b) % 7u + (k % 4 == 1 ? 3u * (unsigned)me : 0u),
+                mr[k] = mx[k] = 0;
+            autocoll_force(coll, ar_inst[b]);
+            MPI_Allreduce(ms, mr, n, mat_type, mat_op, comm);
+            autocoll_force(coll, NULL);
+            PMPI_Allreduce(ms, mx, n, mat_type, mat_op, comm);
+            snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s matrix product n=%d", cname,
+                     p, me, ar_inst[b], n);
+            cmp(mr, mx, 4 * (size_t)n * sizeof *mr, what);
+            check_choice(comm, coll, ar_inst[b], what);
+        }
+        free(ms), free(mr), free(mx);
         free(s), free(r), free(x), free(rc), free(rd);
     }
 }
@@ -165,6 +227,9 @@ int main(int argc, char **argv) {
     int wr, wp;
     MPI_Comm_rank(MPI_COMM_WORLD, &wr);
     MPI_Comm_size(MPI_COMM_WORLD, &wp);
+    MPI_Type_contiguous(4, MPI_UNSIGNED, &mat_type);
+    MPI_Type_commit(&mat_type);
+    MPI_Op_create(mat_mul, 0, &mat_op);
     run(MPI_COMM_WORLD, "world");
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, wr == 0 ? MPI_UNDEFINED : 0, wr, &sub);
@@ -177,6 +242,8 @@ int main(int argc, char **argv) {
         run(sub, "even-reversed");
         MPI_Comm_free(&sub);
     }
+    MPI_Op_free(&mat_op);
+    MPI_Type_free(&mat_type);
     int all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (wr == 0) printf("topo p=%d: %s (%d failed checks)\n", wp, all ? "FAILED" : "ok", all);

@@ -6,7 +6,8 @@
  *    ordered pair once, phases contention free, AAPC load recomputed here);
  *  - the cached views: schedule, token programs of every scheme (each token awaited by its
  *    receiver in the phase of the message it guards, sent by its sender in the phase of the
- *    message it certifies), the logical ring and the Algorithm-5 trees.
+ *    message it certifies), the dummy programs, the logical ring and the Algorithm-5 trees;
+ *  - the bound on token sets and the registry restriction that declares it (AAPC_TOKENS).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +202,36 @@ static void test_programs(void **state) {
         }
         assert_int_equal(n, P);
     }
+    /* dummy scheme (Table 3.5): every rank has a send and a receive in every phase (real,
+     * dummy, or a dummy to itself), and the two ends of every dummy agree */
+    ac_ts_t dts;
+    assert_int_equal(ac_ts_parse("ts_dummy", &dts), 0);
+    int ndummy = 0;
+    for (int me = 0; me < P; me++) {
+        const ac_topo_prog_t *g = ac_topo_program(&tc, dts, me);
+        assert_non_null(g);
+        assert_non_null(g->dto);
+        assert_int_equal(g->wstart[g->nphases], 0);
+        assert_int_equal(g->sstart[g->nphases], 0);
+        int dto[9], dfrom[9], self[9];
+        for (int p = 0; p < 9; p++)
+            dto[p] = g->dto[p], dfrom[p] = g->dfrom[p], self[p] = g->dself[p];
+        for (int p = 0; p < 9; p++) {
+            assert_true(g->to[p] >= 0 || dto[p] >= 0 || self[p]);
+            assert_true(g->from[p] >= 0 || dfrom[p] >= 0 || self[p]);
+            if (g->to[p] >= 0) assert_int_equal(dto[p], -1); /* a dummy only when idle */
+            if (g->from[p] >= 0) assert_int_equal(dfrom[p], -1);
+            assert_true(dto[p] != me && dfrom[p] != me);
+            ndummy += dto[p] >= 0;
+            if (dto[p] >= 0) { /* the receiver's program names me in the same phase */
+                const ac_topo_prog_t *h = ac_topo_program(&tc, dts, dto[p]);
+                assert_int_equal(h->dfrom[p], me);
+                assert_int_equal(tc.t->parent[me], tc.t->parent[dto[p]]); /* one switch */
+                g = ac_topo_program(&tc, dts, me);
+            }
+        }
+    }
+    assert_true(ndummy > 0);
     /* freed as a context frees it */
     ac_topo_comm_t *heap = malloc(sizeof *heap);
     *heap = tc;
@@ -211,6 +242,58 @@ static void test_programs(void **state) {
  * q of the waiting rank c), the s-th token a sends to c is sent in a phase p for which a token
  * a -> c guards a message of phase q from one of phase p; the numbers of one pair are 0..n-1.
  * Partial schemes send and await in different orders on such trees (counted, must occur). */
+/* Token sets are derived up to AC_AAPC_TOKEN_MAX_P ranks; the registry declares the same bound
+ * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc, so above it topo_aapc is never a candidate and a
+ * forced one falls back with the restriction's reason, while topo_aapc_notoken stays
+ * applicable. */
+static void test_token_bound(void **state) {
+    (void)state;
+    assert_int_equal(AC_AAPC_TOKEN_MAX_P, AUTOCOLL_AAPC_TOKEN_MAX_P);
+    for (int P = AC_AAPC_TOKEN_MAX_P; P <= AC_AAPC_TOKEN_MAX_P + 1; P++) {
+        size_t cap = 64 + (size_t)P * 40;
+        char *txt = malloc(cap);
+        size_t n = (size_t)snprintf(txt, cap, "switch s0\nswitch s1\nlink s0 s1\n");
+        for (int i = 0; i < P; i++)
+            n += (size_t)snprintf(txt + n, cap - n, "machine m%d s%d\n", i, i % 2);
+        ac_topo_t *t = mk(txt);
+        free(txt);
+        ac_aapc_t s;
+        assert_int_equal(ac_aapc_build(t, &s), 0);
+        ac_ts_t ts;
+        assert_int_equal(ac_ts_parse("ts_sender", &ts), 0);
+        if (P > AC_AAPC_TOKEN_MAX_P) { /* refused before any allocation */
+            ac_token_t *tok = NULL;
+            int ntok = 0;
+            assert_int_equal(ac_aapc_tokens(t, &s, ts, &tok, &ntok), -2);
+            assert_null(tok);
+        }
+        ac_aapc_free(&s);
+        ac_topo_free(t);
+        autocoll_situation_t sit = {
+            .p = P, .nodes = 2, .uniform_ppn = 1, .commutative = 1, .topology = 1};
+        int seen = 0;
+        for (int i = 0; i < autocoll_alg_count(AUTOCOLL_ALLTOALL); i++) {
+            autocoll_alg_info_t info;
+            assert_int_equal(autocoll_alg_info(AUTOCOLL_ALLTOALL, i, &info), MPI_SUCCESS);
+            const char *why = autocoll_restriction_reason(info.restrictions, &sit);
+            if (!strcmp(info.name, "topo_aapc")) {
+                seen++;
+                if (P > AC_AAPC_TOKEN_MAX_P) {
+                    assert_non_null(why);
+                    assert_non_null(strstr(why, "at most 256 processes"));
+                } else {
+                    assert_null(why);
+                }
+            }
+            if (!strcmp(info.name, "topo_aapc_notoken")) {
+                seen++;
+                assert_null(why);
+            }
+        }
+        assert_int_equal(seen, 2);
+    }
+}
+
 static void test_token_order(void **state) {
     (void)state;
     static const char *schemes[] = {"ts_sender", "ts_receiver", "ts_sender_part:bs=4",
@@ -288,6 +371,7 @@ int main(void) {
         cmocka_unit_test(test_subset),
         cmocka_unit_test(test_programs),
         cmocka_unit_test(test_token_order),
+        cmocka_unit_test(test_token_bound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

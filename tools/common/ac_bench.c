@@ -104,13 +104,13 @@ size_t acb_elem_size(int c) {
     return acb_is_reduction(c) ? sizeof(float) : 1;
 }
 
-const char *acb_restriction_reason(unsigned r, const autocoll_layout_t *l) {
+const char *acb_restriction_reason(unsigned r, const autocoll_layout_t *l, int topology) {
     autocoll_situation_t s = {.p = l->p,
                               .nodes = l->nodes,
                               .uniform_ppn = l->uniform,
                               .commutative = 1, /* MPI_SUM */
                               .inplace = 0,
-                              .topology = 0};
+                              .topology = topology};
     return autocoll_restriction_reason(r, &s);
 }
 

@@ -97,8 +97,9 @@ int acb_is_rooted(int coll);    /* autocoll_coll_info */
 size_t acb_elem_size(int coll); /* 4 (float) or 1 (char) */
 
 /* Restrictions that exclude an algorithm on this communicator for the calls made here (sum is
- * commutative, no MPI_IN_PLACE): NULL when applicable, else the reason. */
-const char *acb_restriction_reason(unsigned restrictions, const autocoll_layout_t *l);
+ * commutative, no MPI_IN_PLACE; topology: autocoll_topology_applies on the communicator): NULL
+ * when applicable, else the reason. */
+const char *acb_restriction_reason(unsigned restrictions, const autocoll_layout_t *l, int topology);
 /* Registry index of the algorithm named by instance "name[:params]" of coll, or -1. */
 int acb_alg_index(int coll, const char *instance);
 /* 1 when the library's last choice (autocoll_last_choice) is known and is neither instance

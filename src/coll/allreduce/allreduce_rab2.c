@@ -4,14 +4,25 @@
  *   every rank to rank b, which then holds the p pieces of its block in rank order and reduces
  *   them as x_0 op (x_1 op (... op x_{p-1})); an allgatherv y (parameter `ag`) in place then
  *   distributes the reduced blocks. Each block is reduced once, so bytes agree on all ranks.
- * Cost: T_alltoallv(n/p, p) + ((p-1)/p) n gamma + T_allgatherv(n, p); n = vector bytes.
- * Restrictions: none (rank-ordered). Memory: p pieces of one block.
+ *   topo_rab2 is the same function registered without parameters: x is the contention-free
+ *   AAPC phase schedule of AUTOCOLL_TOPOLOGY without tokens (alltoall.topo_aapc's executor,
+ *   scheme nosync, any p; spec 3.2-3.3) and y the logical ring in the contention-free order
+ *   (allgatherv.topo_ring; spec 3.4), both called directly since the parts' only need, the
+ *   topology, is the line's own TOPOLOGY_FILE restriction. Neither part combines: the pieces
+ *   still land at rank-indexed offsets and are reduced in rank order, and the ring moves
+ *   reduced blocks only, so topo_rab2 keeps rab2's order (no ANY_ORDER).
+ * Cost: T_alltoallv(n/p, p) + ((p-1)/p) n gamma + T_allgatherv(n, p); n = vector bytes;
+ *   topo_rab2: L (alpha + (n/p^2) beta) + (p-1) alpha + ((p-1)/p) n beta + ((p-1)/p) n gamma,
+ *   L = |M_0| (p - |M_0|) AAPC phases, no contention on the tree.
+ * Restrictions: none (rank-ordered); topo_rab2: TOPOLOGY_FILE. Memory: p pieces of one block.
  * Reference: seed 000 (Faraj 2006), STAR allreduce repository type 3 (Rab2-(ring,TSLR),
- *   Rab2-(ring,ring), ...), STAGE "Rab2", spec star-stage-ethernet.md section 2.4.
+ *   Rab2-(ring,ring), ...), STAGE "Rab2", spec star-stage-ethernet.md section 2.4; topo_rab2:
+ *   the contention-free AAPC and LR rings of §3.2-§3.3 inside the Rab2 composition.
  */
 #include <stdlib.h>
 #include "../algs.h"
 #include "../../sched/rs_core.h"
+#include "../alltoall/topo_aapc.h"
 
 int ac_rab2_reduce_blocks(const ac_args_t *a, const ac_alg_t *a2a, ac_ctx_t *ctx, char *mine,
                           const int *sc, const int *sd) {
@@ -34,7 +45,10 @@ int ac_rab2_reduce_blocks(const ac_args_t *a, const ac_alg_t *a2a, ac_ctx_t *ctx
     x.sdispls = sd;
     x.rcounts = rc;
     x.rdispls = rd;
-    AC_CHECK(ac_run_part_alg(&x, a2a, ctx));
+    if (a2a) /* rab2 (and reduce.rab2) */
+        AC_CHECK(ac_run_part_alg(&x, a2a, ctx));
+    else /* topo_rab2: the contention-free AAPC phases, no tokens (any p) */
+        AC_CHECK(ac_a2a_topo_phases(&x, "nosync", 0, ctx));
     AC_CHECK(ac_dt_copy(ac_dt_at(pieces, t, (size_t)(p - 1) * (size_t)mc), mc, t, mine, mc, t));
     for (int r = p - 2; r >= 0; r--)
         AC_CHECK(
@@ -66,7 +80,11 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ctx,
                                    ac_dt_at(a->rbuf, a->rtype, (size_t)sd[a->rank]), sc, sd));
     ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, a->rtype);
-    AC_CHECK(ac_run_part_alg(&y, ac_param_alg(in, "ag"), ctx));
+    const ac_alg_t *ag = ac_param_alg(in, "ag");
+    if (ag) /* rab2 */
+        AC_CHECK(ac_run_part_alg(&y, ag, ctx));
+    else /* topo_rab2: the contention-free ring of the topology */
+        AC_CHECK(ac_allgather_topo_ring(&y, in, ctx));
 fn_exit:
     free(c);
     return err;

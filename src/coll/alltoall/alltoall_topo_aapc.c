@@ -7,29 +7,43 @@
  *   post the receive of the phase, wait for the tokens owed to its send, send, and after its
  *   own operation send the tokens it owes; partial and barrier schemes add PMPI_Barrier after
  *   the phases ac_ts_barrier_after names. Parameter sync (Table 3.5, spec names without the
- *   "ts_" prefix, the block size appended): nosync, sender, receiver, barrier,
+ *   "ts_" prefix, the block size appended): nosync, dummy, sender, receiver, barrier,
  *   sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>, bar_receiver<bs>,
  *   bs in {2, 4, 8, 16}. Tokens carry zero bytes on the synchronisation tag. A rank may await
  *   the tokens of another in a different order than they are sent (partial schemes), so each
  *   awaited token is known by its sequence number among the tokens of its sender to this rank
  *   (ac_topo_prog_t.wseq): the wait receives tokens of that sender until that many arrived.
- *   Token sets need O(N^2/8) bytes for N = p(p-1) messages: above ~200 ranks they cannot be
- *   built and the token schemes run as their barrier counterparts (sender, receiver ->
- *   barrier; partial -> bar_none with the same bs), which keeps every phase contention free.
+ *   Dummy (spec 3.3): no-sync, plus in every phase where a rank has no send (no receive) the
+ *   dummy of ac_aapc_dummies: one block (the rank's own) to (from) an idle rank of the same
+ *   switch, or a local copy when none is idle, so that an idle rank does not run ahead. The
+ *   dummy travels on the data tag: both ends post their operations in phase order, so a dummy
+ *   and a real message between the same two ranks match in order. It lands in a scratch block.
+ *   Two registry lines share this body. topo_aapc runs every scheme and carries
+ *   AUTOCOLL_R_AAPC_TOKENS: token sets need O(N^2/8) bytes for N = p(p-1) messages and are
+ *   derived only up to p = 256, so above that it is never a candidate, and a forced instance
+ *   falls back with the restriction's message instead of running another scheme.
+ *   topo_aapc_notoken runs the schemes without tokens (nosync, dummy, barrier, bar_none<bs>)
+ *   at any p; a token scheme given to it is an invalid value. When a token set cannot be
+ *   built within the bound (no memory), the barrier counterpart runs (sender, receiver ->
+ *   barrier; partial -> bar_none with the same bs), still contention free, and the job is told
+ *   once.
  * Cost: L (alpha + n beta) + (L - 1) theta with no contention (gamma = 0); + tokens delta_l
- *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs);
+ *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs); dummy:
+ *   up to L more block transfers per rank, each inside one switch.
  *   n = bytes of one block, L = |M_0| (p - |M_0|) >= p - 1.
  *   Schedule build O(p^2) once per communicator (p = 1024: about 20 ms), token derivation
  *   O(p^4 / 64) once per (communicator, scheme).
- * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks). In place: the
- *   receive buffer is first copied (a2a_util.c). Memory: the schedule and programs (cached
- *   with the communicator), one request per token sent.
+ * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks); topo_aapc also
+ *   AAPC_TOKENS (p <= 256). In place: the receive buffer is first copied (a2a_util.c). Memory:
+ *   the schedule and programs (cached with the communicator), one request per token sent, one
+ *   block for dummies.
  * Reference: seed 000 (Faraj 2006), §3.2.2 (Figure 3.5, Theorem 1) and §3.2.3 (Table 3.5);
  *   spec star-stage-ethernet.md sections 3.2 and 3.3.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "a2a_util.h"
+#include "topo_aapc.h"
 #include "../../topo/load.h"
 
 /* "sender_part8" -> ts_sender_part:bs=8; 0, or -1 when the name is not a scheme. */
@@ -43,8 +57,7 @@ static int sync_of(const char *v, ac_ts_t *ts) {
         snprintf(name, sizeof name, "ts_%.*s:bs=%s", (int)d, v, v + d);
     else
         snprintf(name, sizeof name, "ts_%s", v);
-    if (ac_ts_parse(name, ts) != 0 || ts->scheme == AC_TS_DUMMY) return -1;
-    return 0;
+    return ac_ts_parse(name, ts) != 0 ? -1 : 0;
 }
 
 /* The barrier counterpart of a token scheme (used when its tokens cannot be built). */
@@ -55,14 +68,28 @@ static ac_ts_t barrier_twin(ac_ts_t ts) {
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    /* topo_aapc_notoken: schemes without tokens only (any p) */
+    return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
+                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
+}
+
+int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {
     ac_topo_comm_t *tc = ac_topo_of(ctx);
     ac_ts_t ts;
-    if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size ||
-        sync_of(ac_param_str(in, "sync"), &ts) != 0)
+    if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size || sync_of(sync, &ts) != 0 ||
+        (!tokens && ac_ts_token_kind(ts)))
         return MPI_ERR_ARG;
     const ac_topo_prog_t *g = ac_topo_program(tc, ts, a->rank);
-    if (!g) {
+    if (!g && ac_ts_token_kind(ts)) {
+        char want[64], got[64];
+        ac_ts_name(ts, want, sizeof want);
         ts = barrier_twin(ts);
+        ac_ts_name(ts, got, sizeof got);
+        if (ac_g.world_rank == 0)
+            ac_log_once("topo_aapc twin",
+                        "alltoall topo_aapc: the token set of %s could not be built (p=%d, no "
+                        "memory); running %s",
+                        want, a->size, got);
         g = ac_topo_program(tc, ts, a->rank);
     }
     if (!g) return MPI_ERR_NO_MEM;
@@ -71,9 +98,16 @@ int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx
     MPI_Request *treq = malloc(((size_t)ntok + 1) * sizeof *treq);
     int *got = calloc((size_t)a->size, sizeof *got); /* tokens received from each rank */
     ac_a2a_view_t v;
-    int err = ac_a2a_view_init(&v, a), nt = 0;
+    void *dbase = NULL;
+    char *dbuf = NULL; /* where dummies land */
+    int err = ac_a2a_view_init(&v, a), nt = 0, me = a->rank;
     if ((!treq || !got) && err == MPI_SUCCESS) err = MPI_ERR_NO_MEM;
     if (err != MPI_SUCCESS) goto fn_exit;
+    if (g->dto && ac_a2a_rbytes(&v, me) &&
+        !(dbuf = ac_dt_alloc(v.rtype, (size_t)ac_a2a_rcnt(&v, me), &dbase))) {
+        err = MPI_ERR_NO_MEM;
+        goto fn_exit;
+    }
     AC_CHECK(ac_a2a_self_copy(&v));
     for (int p = 0; p < g->nphases; p++) {
         MPI_Request rr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
@@ -81,6 +115,18 @@ int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx
         if (from >= 0 && ac_a2a_rbytes(&v, from))
             AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, from), ac_a2a_rcnt(&v, from), v.rtype, from,
                                 AC_TAG(a), a->comm, &rr));
+        if (dbuf) { /* dummy scheme: a dummy replaces a missing send or receive */
+            int dto = g->dto[p], dfrom = g->dfrom[p];
+            if (g->dself[p])
+                AC_CHECK(ac_dt_copy(ac_a2a_sptr(&v, me), ac_a2a_scnt(&v, me), v.stype, dbuf,
+                                    ac_a2a_rcnt(&v, me), v.rtype));
+            if (dfrom >= 0)
+                AC_CHECK(
+                    PMPI_Irecv(dbuf, ac_a2a_rcnt(&v, me), v.rtype, dfrom, AC_TAG(a), a->comm, &rr));
+            if (dto >= 0)
+                AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, me), ac_a2a_scnt(&v, me), v.stype, dto,
+                                    AC_TAG(a), a->comm, &sr));
+        }
         for (int w = g->wstart[p]; w < g->wstart[p + 1]; w++)
             for (int src = g->wsrc[w]; got[src] <= g->wseq[w]; got[src]++)
                 AC_CHECK(PMPI_Recv(NULL, 0, MPI_BYTE, src, stag, a->comm, MPI_STATUS_IGNORE));
@@ -101,6 +147,7 @@ fn_exit:
     }
     free(treq);
     free(got);
+    free(dbase);
     ac_a2a_view_free(&v);
     return err;
 }
