@@ -407,7 +407,30 @@ typedef struct {
     int late_rank;         /* rank (in the communicator) that arrived last most often, -1 none */
     uint64_t late_count;   /* how often */
     uint64_t *late_counts; /* csize counters */
+    /* Phases (ac_arrival_groups_windows only; NULL / 0 otherwise): statistics per window of
+     * consecutive calls, and the median over windows of their mean worst-case factors. */
+    struct ac_arr_window *win;
+    size_t nwin;
+    int window;             /* calls per window */
+    double win_median;      /* median of the windows' mean worst-case factors */
+    size_t nspike;          /* windows marked as spikes */
+    struct ac_arr_call *cs; /* per-call statistics in call order (internal) */
+    size_t ncs, capcs;
 } ac_arr_group_t;
+
+/* Statistics of one window of consecutive complete calls of a group (seed 000 §4.2.4, spec
+ * star-stage-ethernet.md §6.3 finding 5: patterns are phased, stable for long stretches with
+ * occasional spikes). A window is a spike when its mean worst-case factor is at least 1 and more
+ * than twice the median over the group's windows. */
+typedef struct ac_arr_window {
+    uint64_t first_seq, last_seq; /* call numbers of its first and last call */
+    uint64_t calls, balanced;
+    double elapsed, avg_imb, worst_imb, avg_factor, worst_factor; /* means over its calls */
+    double max_worst_imb;
+    int late_rank; /* latest arriver most often in the window, -1 none */
+    uint64_t late_count;
+    int spike;
+} ac_arr_window_t;
 
 /* FNV-1a 64 of a string (never 0). */
 uint64_t ac_trace_str_hash(const char *s);
@@ -417,6 +440,11 @@ uint64_t ac_trace_str_hash(const char *s);
 int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
                       size_t *nout);
 void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
+/* The same with phases: each group's complete calls cut into windows of `window` consecutive
+ * calls (the last one may be shorter; window <= 0: automatic, max(10, ceil(calls / 10)) so
+ * that a group has about ten windows). */
+int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double beta, int window,
+                              ac_arr_group_t **out, size_t *nout);
 /* The collective records of a trace file as samples (clock offsets applied); out has room for
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
