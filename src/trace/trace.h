@@ -174,15 +174,44 @@ static inline int ac_trace_on(int kind) {
     return __builtin_expect((ac_trace_mask & ac_trace_kind_bit(kind)) != 0, 0);
 }
 
-/* The trace clock in ns: CLOCK_MONOTONIC (a vDSO read, no conversion from seconds), or the
- * simulated MPI_Wtime under SimGrid. The clock offsets are estimated on this same clock. */
+/* CLOCK_MONOTONIC in ns (a vDSO read). */
+static inline int64_t ac_trace_mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The time-stamp counter as a clock (x86_64 with an invariant counter): ns = ns0 +
+ * (tsc - tsc0) x mult / 2^32, calibrated against CLOCK_MONOTONIC when tracing starts
+ * (ac_trace_tsc_calibrate). mult == 0: not calibrated or not usable, CLOCK_MONOTONIC is read.
+ * A rate error of the calibration is a constant drift, which the linear interpolation between
+ * the two clock estimates (MPI_Init, MPI_Finalize) removes across ranks. */
+typedef struct {
+    uint64_t tsc0;
+    int64_t ns0;
+    uint64_t mult; /* ns per tick x 2^32, below 2^32 (counters faster than 1 GHz) */
+} ac_trace_tsc_t;
+extern ac_trace_tsc_t ac_trace_tsc;
+/* Calibrates ac_trace_tsc (about 10 ms of spinning); leaves mult 0 where the counter is not
+ * invariant, not x86_64, or under SimGrid. Returns 1 when the counter is used. */
+int ac_trace_tsc_calibrate(void);
+/* Back to CLOCK_MONOTONIC (mult = 0). */
+void ac_trace_tsc_off(void);
+
+/* The trace clock in ns: the calibrated time-stamp counter, else CLOCK_MONOTONIC (docs/tracing.md,
+ * cost: one rdtsc and two multiplications instead of a clock_gettime), or the simulated MPI_Wtime
+ * under SimGrid. The clock offsets are estimated on this same clock. */
 static inline int64_t ac_trace_now(void) {
 #ifdef AC_SMPI
     return (int64_t)(PMPI_Wtime() * 1e9 + 0.5);
 #else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#if defined(__x86_64__)
+    if (__builtin_expect(ac_trace_tsc.mult != 0, 1)) {
+        uint64_t d = __builtin_ia32_rdtsc() - ac_trace_tsc.tsc0, m = ac_trace_tsc.mult;
+        return ac_trace_tsc.ns0 + (int64_t)((d >> 32) * m + (((d & 0xffffffffu) * m) >> 32));
+    }
+#endif
+    return ac_trace_mono();
 #endif
 }
 
