@@ -3,7 +3,7 @@
  * loop iterations 20-29 only (call numbers 22-31 on MPI_COMM_WORLD). autocoll_arrival_windows
  * with windows of 10 calls must show four windows, the third (calls 22-31) a spike whose
  * latest arriver is the sleeping rank in at least 9 calls and whose mean worst-case imbalance
- * is at least 15 ms and 4 times that of every other window; the automatic window gives the same
+ * is at least 45 ms and twice that of every other window; the automatic window gives the same
  * four windows; a bad group index gives MPI_ERR_ARG. Exit 0 when every check passes. */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     memset(sbuf, 0, sizeof sbuf);
     MPI_Barrier(MPI_COMM_WORLD);
     for (int i = 0; i < 40; i++) {
-        if (me == p - 1 && i >= 20 && i < 30) sleep_ms(20);
+        if (me == p - 1 && i >= 20 && i < 30) sleep_ms(60);
         MPI_Alltoall(sbuf, 1, MPI_LONG_LONG, rbuf, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
     }
     autocoll_arrival_t a[16];
@@ -46,10 +46,10 @@ int main(int argc, char **argv) {
             w[3].calls != 10)
             bad |= 8;
         if (!w[2].spike || w[2].latest_rank != p - 1 || w[2].latest_calls < 9 ||
-            w[2].worst_imbalance < 15e-3)
+            w[2].worst_imbalance < 45e-3)
             bad |= 16;
         for (int k = 0; k < 4; k++)
-            if (k != 2 && !(w[k].worst_imbalance * 4 < w[2].worst_imbalance)) bad |= 32;
+            if (k != 2 && !(w[k].worst_imbalance * 2 < w[2].worst_imbalance)) bad |= 32;
         if (me == 0 && pass == 0)
             for (int k = 0; k < nw; k++)
                 printf("window %d: calls %llu-%llu worst_imb %.1f us factor %.2f spike %d latest "
