@@ -1,5 +1,5 @@
 /* Phased arrival patterns (docs/tracing.md, spec star-stage-ethernet.md §6.3 finding 5): one
- * barrier, then 40 alltoalls of 8 B from one call site where the last rank sleeps 20 ms before
+ * barrier, then 40 alltoalls of 8 B from one call site where the last rank sleeps 60 ms before
  * loop iterations 20-29 only (call numbers 22-31 on MPI_COMM_WORLD). autocoll_arrival_windows
  * with windows of 10 calls must show four windows, the third (calls 22-31) a spike whose
  * latest arriver is the sleeping rank in at least 9 calls and whose mean worst-case imbalance
