@@ -45,9 +45,10 @@ grep -q '^601 complete calls, the first 10 left out' "$tmp/rep" &&
     ok "report: all 601 calls (2 x 2 x 150 and the check) complete on every rank" || bad "report: call count"
 r=$(check_group "$tmp/rep" "tree:spec=binary") && ok "identities within clock uncertainty, no negative wait or latency, network edges ($r)" ||
     { bad "stage checks: $r"; sed -n '/Reduction-tree/,$p' "$tmp/rep"; }
+# Table 2 is of the slowest rank, which varies from run to run: its path always has a core
+# stage and, with host=2 subtrees, a host arrival wait; ranks 2 and 3 also cross the network.
 grep -q '^| core |' "$tmp/rep" && grep -q '^| host L0 arrival wait |' "$tmp/rep" &&
-    grep -q '^| network edge to cluster-root L0 |' "$tmp/rep" &&
-    ok "report: Table 2 stages (core, host arrival wait, network edge)" ||
+    ok "report: Table 2 stages (core, host arrival wait)" ||
     { bad "Table 2 stages"; sed -n '/Reduction-tree/,$p' "$tmp/rep"; }
 
 # Two different trees alternating: two sections, each consistent.
