@@ -232,6 +232,25 @@ typedef struct {
  * arguments, MPI_ERR_NO_MEM when some rank ran out of memory. */
 int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *count);
 
+/* Phases of the arrival patterns (docs/tracing.md): the calls of group `group` (its index in
+ * the order of autocoll_arrival_patterns) cut into windows of `window` consecutive complete
+ * calls (window <= 0: automatic, max(10, ceil(calls / 10))), with the statistics above per
+ * window. A window is a spike when its mean worst-case factor is at least 1 and more than twice
+ * the median over the group's windows. */
+typedef struct {
+    unsigned long long first_call, last_call; /* call numbers on the communicator, from 1 */
+    unsigned long long calls, balanced;
+    double mean_time, avg_imbalance, worst_imbalance, max_worst_imbalance;
+    double avg_factor, worst_factor;
+    int latest_rank; /* -1 none */
+    unsigned long long latest_calls;
+    int spike;
+} autocoll_arrival_window_t;
+/* Collective over MPI_COMM_WORLD, like autocoll_arrival_patterns: every rank gets the first max
+ * windows and their number in *count. MPI_ERR_ARG also when group is not a group index. */
+int autocoll_arrival_windows(int group, int window, autocoll_arrival_window_t *out, int max,
+                             int *count);
+
 /* Direct entry points (same prototypes and semantics as MPI). */
 int autocoll_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm);

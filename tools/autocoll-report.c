@@ -13,6 +13,10 @@
  *      reconfiguration-hiding ratio of spec predictors-latency.md §4.2 for d in {1, 5, 10, 25}
  *      us and CPU factors 1 and 10 (B = 1 GB/s);
  *   3b. the memory each predictor uses (spec §3.5, the form of seed 004 Tables 3.1 and 6.1).
+ *   4. with reduction-tree stage records (allreduce `tree`): seed 003's per-stage statistics of
+ *      the slowest rank (Table 2), per-part means per rank (Tables 3-4) with the two total
+ *      identities of spec allreduce-trees.md §7.2 checked, the root's arrival/departure order
+ *      matrix (Table 1) and, with -t, a timemap (gnuplot PNG).
  * A file that cannot be read (missing, truncated, corrupt, foreign) is reported with its name,
  * offset and reason and left out; the exit status is then 1.
  *
@@ -32,13 +36,14 @@
 #include "../src/trace/trace.h"
 
 static void usage(FILE *f) {
-    fprintf(f, "usage: autocoll-report [-a ALPHA_US] [-b BETA_NS_PER_BYTE] DIR\n"
+    fprintf(f, "usage: autocoll-report [-a ALPHA_US] [-b BETA_NS_PER_BYTE] [-t MAPDIR] DIR\n"
                "       autocoll-report --help | --version\n"
                "Reads DIR/autocoll-trace.<rank>.bin (written with AUTOCOLL_TRACE) and prints\n"
                "per-call-site times and instances, process arrival patterns and, with\n"
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
-               "          (default: the one measured at MPI_Init, stored in the files)\n");
+               "          (default: the one measured at MPI_Init, stored in the files)\n"
+               "  -t       write the reduction-tree timemaps (gnuplot PNG) into MAPDIR\n");
 }
 
 typedef struct {
@@ -280,7 +285,7 @@ static int report_p2p(const run_t *run) {
     int any = 0;
     for (int i = 0; i < run->nf && !any; i++)
         for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
-            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST;
+            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST && run->f[i].rec[k].kind < AC_TK_P2P_END;
     if (!any) {
         printf("## Point-to-point\n\nNo point-to-point records (AUTOCOLL_TRACE=p2p or all).\n\n");
         return 0;
@@ -437,6 +442,451 @@ static int report_pred_memory(const run_t *run) {
 
 /* ---------------------------------------------------------------- main */
 
+/* ---------------------------------------------------------------- 4. reduction-tree stages */
+
+/* Per-stage tables of the reduction trees (allreduce `tree`; seed 003 §4, spec
+ * allreduce-trees.md §7): every rank's stage records (AC_TK_TREE_*) belong to its next
+ * collective record; calls are matched across ranks by (communicator, call number) and grouped
+ * by (communicator, instance, size), so the two alternating trees of Gsum are analysed apart.
+ * The first AC_STAGE_DROP calls of a group are left out (seed 003: they can be orders of
+ * magnitude slower) when the group has more than twice as many. Times go to rank 0's clock
+ * with the offsets of the file headers; the identity check compares the stages with the
+ * measured exit - entry of each rank's own clock. */
+
+enum { AC_STAGE_DROP = 10, AC_STAGE_MAX = 256 };
+
+typedef struct {
+    int32_t leader;
+    uint32_t comm;
+    uint64_t seq;
+    int crank, csize;
+    const char *inst;
+    int64_t total;       /* exit - entry on the rank's own clock */
+    int64_t residual;    /* the rank's clock uncertainty (sum of its two estimates' residuals) */
+    ac_trace_rec_t *rec; /* the collective record then the stage records, on rank 0's clock */
+    size_t n;
+} tcall_t;
+
+static int tcall_cmp(const void *x, const void *y) {
+    const tcall_t *a = x, *b = y;
+    if (a->leader != b->leader) return a->leader < b->leader ? -1 : 1;
+    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
+    int c = strcmp(a->inst, b->inst);
+    if (c) return c;
+    if (a->csize != b->csize) return a->csize - b->csize;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return a->crank - b->crank;
+}
+
+/* The stage records of a run, one entry per (rank, traced tree call). */
+static int stage_collect(const run_t *run, tcall_t **out, size_t *nout) {
+    size_t n = 0, cap = 0;
+    tcall_t *v = NULL;
+    for (int i = 0; i < run->nf; i++) {
+        const ac_trace_file_t *t = &run->f[i];
+        int global = (t->flags & AC_TRACE_FLAG_GLOBAL_CLOCK) != 0;
+        int64_t res = 0;
+        for (int k = 0; k < 2; k++)
+            if (t->clock[k].residual > 0) res += t->clock[k].residual;
+        uint64_t first = 0, nst = 0; /* stage records since the last collective record */
+        for (uint64_t k = 0; k < t->nrec; k++) {
+            const ac_trace_rec_t *r = &t->rec[k];
+            if (r->kind >= AC_TK_STAGE_FIRST) {
+                if (!nst) first = k;
+                nst++;
+                continue;
+            }
+            if (r->kind >= AUTOCOLL_NCOLL) continue;
+            if (nst && r->kind == AUTOCOLL_ALLREDUCE && r->comm != AC_TRACE_NOID &&
+                t->rec[first].seq == r->seq && k - first == nst) {
+                if (n == cap) {
+                    size_t nc = cap ? 2 * cap : 256;
+                    tcall_t *nv = realloc(v, nc * sizeof *v);
+                    if (!nv) goto oom;
+                    v = nv;
+                    cap = nc;
+                }
+                tcall_t *c = &v[n];
+                *c = (tcall_t){r->peer,
+                               r->comm,
+                               r->seq,
+                               r->ident,
+                               r->count,
+                               str_of(t, r->inst),
+                               r->t_out - r->t_in,
+                               res,
+                               NULL,
+                               (size_t)nst + 1};
+                c->rec = malloc(c->n * sizeof *c->rec);
+                if (!c->rec) goto oom;
+                n++;
+                c->rec[0] = *r;
+                memcpy(c->rec + 1, &t->rec[first], (size_t)nst * sizeof *r);
+                if (!global)
+                    for (size_t j = 0; j < c->n; j++) {
+                        c->rec[j].t_in = ac_trace_clock_correct(t->clock, c->rec[j].t_in);
+                        c->rec[j].t_out = ac_trace_clock_correct(t->clock, c->rec[j].t_out);
+                    }
+            }
+            nst = 0;
+        }
+    }
+    *out = v;
+    *nout = n;
+    return 0;
+oom:
+    for (size_t j = 0; j < n; j++)
+        free(v[j].rec);
+    free(v);
+    return -1;
+}
+
+static void stage_name(const ac_stage_t *s, char *buf, size_t len) {
+    const char *sub = s->vkind == 1 ? "cluster-root" : "host";
+    switch (s->type) {
+    case AC_ST_ENTRY:
+    case AC_ST_EXIT:
+    case AC_ST_CORE:
+        snprintf(buf, len, "%s", ac_stage_type_name(s->type));
+        break;
+    case AC_ST_EDGE_DOWN:
+    case AC_ST_EDGE_UP:
+        snprintf(buf, len, "%s edge %s %s L%d", s->edge == AC_EDGE_NET ? "network" : "node-local",
+                 s->type == AC_ST_EDGE_DOWN ? "to" : "from", sub, s->level);
+        break;
+    default:
+        snprintf(buf, len, "%s L%d %s", sub, s->level, ac_stage_type_name(s->type));
+    }
+}
+
+static int dbl_cmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* mean median stdev min max p10 p90 of v[0..n-1] (us), sorting v. */
+static void stage_stats_row(double *v, size_t n) {
+    double m = 0, s = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        s += (v[i] - m) * (v[i] - m);
+    s = n > 1 ? sqrt(s / (double)(n - 1)) : 0;
+    qsort(v, n, sizeof *v, dbl_cmp);
+    printf(" %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", m, v[n / 2], s, v[0], v[n - 1],
+           v[n / 10], v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1]);
+}
+
+typedef struct {
+    ac_stage_parts_t sum; /* sums over the calls analysed */
+    double total;
+    int64_t max_id_err; /* largest identity error */
+    int64_t residual;
+    uint64_t calls, neg; /* calls; stages on one clock found negative */
+} rank_acc_t;
+
+/* One call's stage assembly from the entries c[0..p-1] (ranks 0..p-1). */
+static int stage_call(const tcall_t *c, int p, ac_stage_call_t *sc) {
+    const ac_trace_rec_t *rp[AC_STAGE_MAX];
+    size_t np[AC_STAGE_MAX];
+    char err[256];
+    for (int r = 0; r < p; r++) {
+        rp[r] = c[r].rec;
+        np[r] = c[r].n;
+    }
+    return ac_stage_call_build(sc, p, rp, np, err, sizeof err);
+}
+
+/* A stage measured on one clock that cannot be negative (waits and latencies of a vertex). */
+static int one_clock(int type) {
+    return type == AC_ST_ARRIVAL_WAIT || type == AC_ST_DOWN || type == AC_ST_CORE ||
+           type == AC_ST_UP || type == AC_ST_DEPARTURE_WAIT;
+}
+
+/* Analyses the calls c[0..n-1] of one group (sorted by call number then rank). */
+static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) {
+    int p = c[0].csize;
+    if (p < 1 || p > AC_STAGE_MAX) return 0;
+    /* Complete calls: p entries, ranks 0..p-1. */
+    size_t ncalls = 0, *start = malloc((n / (size_t)p + 1) * sizeof *start);
+    if (!start) return -1;
+    for (size_t i = 0; i + (size_t)p <= n;) {
+        int ok = 1;
+        for (int r = 0; r < p && ok; r++)
+            ok = c[i + (size_t)r].seq == c[i].seq && c[i + (size_t)r].crank == r;
+        if (ok) {
+            start[ncalls++] = i;
+            i += (size_t)p;
+        } else {
+            uint64_t s = c[i].seq;
+            while (i < n && c[i].seq == s)
+                i++;
+        }
+    }
+    size_t drop = ncalls > 2 * AC_STAGE_DROP ? AC_STAGE_DROP : 0;
+    rank_acc_t *acc = calloc((size_t)p, sizeof *acc);
+    ac_stage_t *st = malloc(AC_STAGE_MAX * sizeof *st);
+    size_t *ord = calloc((size_t)p * (size_t)p, sizeof *ord);
+    int rootn = 0;
+    uint64_t bad = 0;
+    if (!acc || !st || !ord) {
+        free(start), free(acc), free(st), free(ord);
+        return -1;
+    }
+    for (size_t k = drop; k < ncalls; k++) {
+        ac_stage_call_t sc;
+        if (stage_call(&c[start[k]], p, &sc)) {
+            ac_stage_call_free(&sc);
+            bad++;
+            continue;
+        }
+        for (int r = 0; r < p; r++) {
+            int ns = ac_stage_path(&sc, r, st, AC_STAGE_MAX);
+            if (ns < 0) {
+                bad++;
+                continue;
+            }
+            const tcall_t *e = &c[start[k] + (size_t)r];
+            ac_stage_parts_t x;
+            ac_stage_parts(st, ns, e->total, &x);
+            rank_acc_t *a = &acc[r];
+            int64_t ie = ac_stage_identity_error(&x);
+            if (ie > a->max_id_err) a->max_id_err = ie;
+            a->residual = e->residual;
+            for (int s = 0; s < ns; s++)
+                a->neg += one_clock(st[s].type) && st[s].ns < 0;
+            a->sum.arrival_wait += x.arrival_wait;
+            a->sum.down_wait += x.down_wait;
+            a->sum.down_nowait += x.down_nowait;
+            a->sum.up += x.up;
+            a->sum.host += x.host;
+            a->sum.cluster += x.cluster;
+            a->sum.net += x.net;
+            a->sum.local += x.local;
+            a->sum.core += x.core;
+            a->sum.wrapper += x.wrapper;
+            a->total += (double)x.total;
+            a->calls++;
+        }
+        /* Arrival against departure order at the root vertex (seed 003 Table 1). */
+        for (int v = 0; v < sc.nv; v++)
+            if (sc.v[v].parent < 0 && sc.v[v].nchild <= p) {
+                int ao[AC_STAGE_MAX], dor[AC_STAGE_MAX];
+                rootn = sc.v[v].nchild;
+                ac_stage_orders(&sc.v[v], ao, dor);
+                for (int i = 0; i < rootn; i++)
+                    if (dor[i] >= 0) ord[(size_t)ao[i] * (size_t)p + (size_t)dor[i]]++;
+            }
+        ac_stage_call_free(&sc);
+    }
+    int slow = 0;
+    for (int r = 0; r < p; r++)
+        if (acc[r].calls && acc[r].total / (double)acc[r].calls >
+                                acc[slow].total / (double)(acc[slow].calls ? acc[slow].calls : 1))
+            slow = r;
+    printf("### %d.%u %s, p = %d\n\n%zu complete calls, the first %zu left out; %llu paths could "
+           "not be formed.\n\n",
+           c[0].leader, c[0].comm, c[0].inst, p, ncalls, drop, (unsigned long long)bad);
+    if (!acc[slow].calls) {
+        free(start), free(acc), free(st), free(ord);
+        return 0;
+    }
+    int64_t ierr = 0, ires = 0;
+    uint64_t neg = 0;
+    for (int r = 0; r < p; r++) {
+        if (acc[r].max_id_err > ierr) ierr = acc[r].max_id_err;
+        if (acc[r].residual > ires) ires = acc[r].residual;
+        neg += acc[r].neg;
+    }
+    printf("Identities (total = down + up, with and without arrival waits): largest error %.3f us "
+           "over every rank and call; clock uncertainty %.3f us. Negative one-clock stages "
+           "(waits, latencies): %llu.\n\n",
+           (double)ierr * 1e-3, (double)ires * 1e-3, (unsigned long long)neg);
+    /* Table 2: the stages of the slowest rank. */
+    size_t nuse = ncalls - drop, nst = 0, have = 0;
+    double *val = malloc(nuse * AC_STAGE_MAX * sizeof *val), *tot = malloc(nuse * sizeof *tot);
+    ac_stage_t tmpl[AC_STAGE_MAX];
+    double *tm0 = calloc(AC_STAGE_MAX, sizeof *tm0);
+    if (!val || !tot || !tm0) {
+        free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord);
+        return -1;
+    }
+    for (size_t k = drop; k < ncalls; k++) {
+        ac_stage_call_t sc;
+        int ns = -1;
+        if (!stage_call(&c[start[k]], p, &sc)) ns = ac_stage_path(&sc, slow, st, AC_STAGE_MAX);
+        ac_stage_call_free(&sc);
+        if (ns < 0) continue;
+        if (!have) {
+            memcpy(tmpl, st, (size_t)ns * sizeof *st);
+            nst = (size_t)ns;
+        } else if ((size_t)ns != nst) {
+            continue;
+        }
+        for (size_t s = 0; s < nst; s++)
+            val[s * nuse + have] = (double)st[s].ns * 1e-3;
+        tot[have] = (double)c[start[k] + (size_t)slow].total * 1e-3;
+        have++;
+    }
+    printf("Stages of rank %d, the slowest (seed 003 Table 2), us:\n\n"
+           "| stage | mean | median | stdev | min | max | p10 | p90 |\n"
+           "|---|---|---|---|---|---|---|---|\n",
+           slow);
+    for (size_t s = 0; s < nst && have; s++) {
+        char nm[96];
+        stage_name(&tmpl[s], nm, sizeof nm);
+        double m = 0;
+        for (size_t i = 0; i < have; i++)
+            m += val[s * nuse + i];
+        tm0[s] = m / (double)have;
+        printf("| %s |", nm);
+        stage_stats_row(&val[s * nuse], have);
+    }
+    if (have) {
+        printf("| time per allreduce |");
+        stage_stats_row(tot, have);
+    }
+    /* Table 3: parts per rank. */
+    int cols[AC_STAGE_MAX], nc = 0;
+    for (int r = 0; r < p && p <= 8; r++)
+        cols[nc++] = r;
+    if (p > 8) {
+        int fast = 0;
+        for (int r = 0; r < p; r++)
+            if (acc[r].calls &&
+                acc[r].total / (double)acc[r].calls <
+                    acc[fast].total / (double)(acc[fast].calls ? acc[fast].calls : 1))
+                fast = r;
+        cols[nc++] = 0;
+        if (fast) cols[nc++] = fast;
+        if (slow && slow != fast) cols[nc++] = slow;
+    }
+    printf("\nPer-part means per rank (seed 003 Tables 3 and 4), us:\n\n| part |");
+    for (int i = 0; i < nc; i++)
+        printf(" rank %d |", cols[i]);
+    printf("\n|---|");
+    for (int i = 0; i < nc; i++)
+        printf("---|");
+    printf("\n");
+    static const char *const pn[] = {"down, with arrival wait",
+                                     "down, no arrival wait",
+                                     "up",
+                                     "host subtree, no arrival wait",
+                                     "cluster-root subtree, no arrival wait",
+                                     "network edges",
+                                     "node-local edges",
+                                     "core",
+                                     "entry and exit",
+                                     "total, no arrival wait",
+                                     "total, with arrival wait"};
+    for (int row = 0; row < 11; row++) {
+        printf("| %s |", pn[row]);
+        for (int i = 0; i < nc; i++) {
+            const rank_acc_t *a = &acc[cols[i]];
+            const ac_stage_parts_t *x = &a->sum;
+            double v[] = {(double)x->down_wait,
+                          (double)x->down_nowait,
+                          (double)x->up,
+                          (double)x->host,
+                          (double)x->cluster,
+                          (double)x->net,
+                          (double)x->local,
+                          (double)x->core,
+                          (double)x->wrapper,
+                          a->total - (double)x->arrival_wait,
+                          a->total};
+            printf(" %.2f |", a->calls ? v[row] * 1e-3 / (double)a->calls : 0.0);
+        }
+        printf("\n");
+    }
+    if (rootn > 1) {
+        printf("\nRoot vertex: arrival order (rows) against departure order (columns), %% of calls "
+               "(seed 003 Table 1):\n\n| arr \\ dep |");
+        for (int j = 0; j < rootn; j++)
+            printf(" %d |", j + 1);
+        printf("\n|---|");
+        for (int j = 0; j < rootn; j++)
+            printf("---|");
+        printf("\n");
+        for (int i = 0; i < rootn; i++) {
+            size_t rs = 0;
+            for (int j = 0; j < rootn; j++)
+                rs += ord[(size_t)i * (size_t)p + (size_t)j];
+            printf("| %d |", i + 1);
+            for (int j = 0; j < rootn; j++)
+                printf(" %.1f |",
+                       rs ? 100.0 * (double)ord[(size_t)i * (size_t)p + (size_t)j] / (double)rs
+                          : 0);
+            printf("\n");
+        }
+    }
+    printf("\n");
+    /* Timemap (seed 003 Fig. 12-14): mean stages of the slowest rank, x relative to core entry. */
+    if (mapdir && nst) {
+        double x0 = 0;
+        for (size_t s = 0; s < nst && tmpl[s].type != AC_ST_CORE; s++)
+            x0 += tm0[s];
+        char dat[4096], png[4096];
+        snprintf(dat, sizeof dat, "%s/timemap-%d.dat", mapdir, gid);
+        snprintf(png, sizeof png, "%s/timemap-%d.png", mapdir, gid);
+        FILE *f = fopen(dat, "w");
+        if (!f) {
+            perror(dat);
+        } else {
+            double x = -x0;
+            for (size_t s = 0; s < nst; s++) {
+                char nm[96];
+                stage_name(&tmpl[s], nm, sizeof nm);
+                fprintf(f, "%.3f %.3f %zu \"%s\"\n", x, x + tm0[s], s, nm);
+                x += tm0[s];
+            }
+            fclose(f);
+            char cmd[16384];
+            snprintf(cmd, sizeof cmd,
+                     "gnuplot -e \"set terminal png size 900,%d; set output '%s'; "
+                     "set xlabel 'us relative to core entry'; set ylabel 'stage'; "
+                     "set title 'rank %d, %s'; set yrange [-1:%zu]; set key off; set grid x; "
+                     "plot '%s' using 1:3:(\\$2-\\$1):(0):ytic(4) with vectors nohead lw 8\" "
+                     "2>/dev/null",
+                     200 + 24 * (int)nst, png, slow, c[0].inst, nst, dat);
+            int rc = system(cmd);
+            if (rc == 0)
+                printf("Timemap: %s (data %s).\n\n", png, dat);
+            else
+                printf("Timemap data: %s (gnuplot unavailable or failed: no PNG).\n\n", dat);
+        }
+    }
+    free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord);
+    return 0;
+}
+
+static int report_stages(const run_t *run, const char *mapdir) {
+    tcall_t *v = NULL;
+    size_t n = 0;
+    if (stage_collect(run, &v, &n)) return -1;
+    if (!n) return 0;
+    qsort(v, n, sizeof *v, tcall_cmp);
+    printf("## Reduction-tree stages\n\n"
+           "Allreduce `tree` calls with stage records (seed 003 §4, spec allreduce-trees.md §7; "
+           "docs/tracing.md): per communicator, tree and size, the stages of the slowest rank's "
+           "path, the per-part means of each rank, the arrival and departure orders at the "
+           "root.\n\n");
+    int rc = 0, gid = 0;
+    for (size_t i = 0; i < n && !rc;) {
+        size_t j = i + 1;
+        while (j < n && v[j].leader == v[i].leader && v[j].comm == v[i].comm &&
+               !strcmp(v[j].inst, v[i].inst) && v[j].csize == v[i].csize)
+            j++;
+        rc = stage_group(&v[i], j - i, mapdir, gid++);
+        i = j;
+    }
+    for (size_t j = 0; j < n; j++)
+        free(v[j].rec);
+    free(v);
+    return rc;
+}
+
 static int load(const char *dir, run_t *run) {
     DIR *d = opendir(dir);
     if (!d) {
@@ -484,9 +934,10 @@ int main(int argc, char **argv) {
     static const struct option lo[] = {
         {"help", no_argument, NULL, 'h'}, {"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0}};
     double alpha = -1, beta = -1;
+    const char *mapdir = NULL;
     int o;
     char *end;
-    while ((o = getopt_long(argc, argv, ":a:b:hV", lo, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, ":a:b:t:hV", lo, NULL)) != -1) {
         switch (o) {
         case 'a':
         case 'b': {
@@ -503,6 +954,9 @@ int main(int argc, char **argv) {
                 beta = x * 1e-9;
             break;
         }
+        case 't':
+            mapdir = optarg;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -541,7 +995,8 @@ int main(int argc, char **argv) {
            "full rings%s.\n\n",
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
-    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run);
+    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run) ||
+             report_stages(&run, mapdir);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)

@@ -192,7 +192,8 @@ static void label(uint64_t h, char *buf, size_t len) {
 
 /* Every rank's samples grouped on rank 0 (collective over MPI_COMM_WORLD; tracing on and
  * agreed). On rank 0 *g and *ng hold the groups (0: done, -1: out of memory somewhere). */
-static int gather_groups(ac_arr_group_t **g, size_t *ng) {
+/* window < 0: no phases; otherwise the window of ac_arrival_groups_windows. */
+static int gather_groups(ac_arr_group_t **g, size_t *ng, int window) {
     *g = NULL;
     *ng = 0;
     int me = ac_g.world_rank, p = 1;
@@ -222,7 +223,11 @@ static int gather_groups(ac_arr_group_t **g, size_t *ng) {
         all = ok;
     }
     int rc = all ? 0 : -1;
-    if (all && me == 0 && ac_arrival_groups(every, total, net_alpha, net_beta, g, ng) != 0) rc = -1;
+    if (all && me == 0 &&
+        (window < 0
+             ? ac_arrival_groups(every, total, net_alpha, net_beta, g, ng)
+             : ac_arrival_groups_windows(every, total, net_alpha, net_beta, window, g, ng)) != 0)
+        rc = -1;
     free(mine);
     free(every);
     free(cnt);
@@ -230,10 +235,44 @@ static int gather_groups(ac_arr_group_t **g, size_t *ng) {
     return rc;
 }
 
+/* The phases of each group with two windows or more (docs/tracing.md): one line per group, one
+ * per spike window. */
+static void phases_summary(const ac_arr_group_t *g, size_t ng) {
+    int head = 0;
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        if (x->nwin < 2) continue;
+        if (!head++)
+            ac_log("arrival phases (windows of consecutive calls; a spike is a window whose mean "
+                   "worst-case factor is >= 1 and above twice the median): comm collective site "
+                   "calls_per_window windows median_worst_factor min max spikes");
+        char site[600];
+        label(x->site, site, sizeof site);
+        double lo = x->win[0].worst_factor, hi = lo;
+        for (size_t k = 1; k < x->nwin; k++) {
+            if (x->win[k].worst_factor < lo) lo = x->win[k].worst_factor;
+            if (x->win[k].worst_factor > hi) hi = x->win[k].worst_factor;
+        }
+        ac_log("phases %d.%u %s %s %d %zu %.2f %.2f %.2f %zu", x->leader, x->comm,
+               ac_coll_name(x->kind), site, x->window, x->nwin, x->win_median, lo, hi, x->nspike);
+        for (size_t k = 0, shown = 0; k < x->nwin && shown < 16; k++) {
+            const ac_arr_window_t *w = &x->win[k];
+            if (!w->spike) continue;
+            shown++;
+            ac_log("spike %d.%u %s %s calls %llu-%llu worst_factor %.2f worst_imb %.2f us "
+                   "latest %d:%llu",
+                   x->leader, x->comm, ac_coll_name(x->kind), site,
+                   (unsigned long long)w->first_seq, (unsigned long long)w->last_seq,
+                   w->worst_factor, w->worst_imb * 1e6, w->late_rank,
+                   (unsigned long long)w->late_count);
+        }
+    }
+}
+
 static void summary(void) {
     ac_arr_group_t *g = NULL;
     size_t ng = 0;
-    if (gather_groups(&g, &ng) != 0) {
+    if (gather_groups(&g, &ng, 0) != 0) {
         if (ac_g.world_rank == 0) ac_log("arrival patterns: out of memory, no summary");
         return;
     }
@@ -254,6 +293,7 @@ static void summary(void) {
                (unsigned long long)x->balanced, (unsigned long long)(x->calls - x->balanced),
                x->late_rank, (unsigned long long)x->late_count, (unsigned long long)x->incomplete);
     }
+    phases_summary(g, ng);
     ac_arrival_groups_free(g, ng);
 }
 
@@ -266,7 +306,7 @@ AC_EXPORT int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *c
         return MPI_ERR_OTHER; /* collective tracing is off */
     ac_arr_group_t *g = NULL;
     size_t ng = 0;
-    int rc = gather_groups(&g, &ng), n = 0;
+    int rc = gather_groups(&g, &ng, -1), n = 0;
     if (ac_g.world_rank == 0 && rc == 0) {
         n = ng < (size_t)max ? (int)ng : max;
         for (int i = 0; i < n; i++) {
@@ -302,6 +342,53 @@ AC_EXPORT int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *c
     int nb = *count < max ? *count : max;
     if (v[0] == 0 && nb > 0) PMPI_Bcast(out, nb * (int)sizeof *out, MPI_BYTE, 0, MPI_COMM_WORLD);
     return v[0] == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+}
+
+AC_EXPORT int autocoll_arrival_windows(int group, int window, autocoll_arrival_window_t *out,
+                                       int max, int *count) {
+    if (count) *count = 0;
+    if (max < 0 || (max > 0 && !out) || !count || group < 0) return MPI_ERR_ARG;
+    int fin = 0;
+    PMPI_Finalized(&fin);
+    if (!agreed || fin || !ac_trace_g.rec || !(ac_trace_mask & AC_TRACE_COLL))
+        return MPI_ERR_OTHER; /* collective tracing is off */
+    ac_arr_group_t *g = NULL;
+    size_t ng = 0;
+    int rc = gather_groups(&g, &ng, window), n = 0;
+    if (ac_g.world_rank == 0 && rc == 0) {
+        if ((size_t)group >= ng) {
+            rc = 1; /* not a group */
+        } else {
+            const ac_arr_group_t *x = &g[group];
+            n = x->nwin < (size_t)max ? (int)x->nwin : max;
+            for (int i = 0; i < n; i++) {
+                const ac_arr_window_t *w = &x->win[i];
+                autocoll_arrival_window_t *o = &out[i];
+                memset(o, 0, sizeof *o);
+                o->first_call = w->first_seq;
+                o->last_call = w->last_seq;
+                o->calls = w->calls;
+                o->balanced = w->balanced;
+                o->mean_time = w->elapsed;
+                o->avg_imbalance = w->avg_imb;
+                o->worst_imbalance = w->worst_imb;
+                o->max_worst_imbalance = w->max_worst_imb;
+                o->avg_factor = w->avg_factor;
+                o->worst_factor = w->worst_factor;
+                o->latest_rank = w->late_rank;
+                o->latest_calls = w->late_count;
+                o->spike = w->spike;
+            }
+            *count = (int)(x->nwin < (size_t)INT32_MAX ? x->nwin : INT32_MAX);
+        }
+    }
+    ac_arrival_groups_free(g, ng);
+    int v[2] = {rc, *count};
+    PMPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    *count = v[1];
+    int nb = *count < max ? *count : max;
+    if (v[0] == 0 && nb > 0) PMPI_Bcast(out, nb * (int)sizeof *out, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return v[0] == 0 ? MPI_SUCCESS : v[0] == 1 ? MPI_ERR_ARG : MPI_ERR_NO_MEM;
 }
 
 void ac_trace_mpi_teardown(void) {

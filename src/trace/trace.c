@@ -302,6 +302,57 @@ static void ids_free(void) {
 
 /* ---------------------------------------------------------------- process-wide tracer */
 
+/* ---------------------------------------------------------------- time-stamp counter */
+
+ac_trace_tsc_t ac_trace_tsc;
+
+void ac_trace_tsc_off(void) {
+    ac_trace_tsc.mult = 0;
+}
+
+#if defined(__x86_64__) && !defined(AC_SMPI)
+#include <cpuid.h>
+/* One (counter, CLOCK_MONOTONIC) pair: of 8 tries, the one whose two counter reads around the
+ * clock read are closest; the counter value is their middle. */
+static void tsc_pair(uint64_t *tsc, int64_t *ns) {
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t a = __builtin_ia32_rdtsc();
+        int64_t t = ac_trace_mono();
+        uint64_t b = __builtin_ia32_rdtsc();
+        if (b - a < best) {
+            best = b - a;
+            *tsc = a + (b - a) / 2;
+            *ns = t;
+        }
+    }
+}
+#endif
+
+int ac_trace_tsc_calibrate(void) {
+    ac_trace_tsc.mult = 0;
+#if defined(__x86_64__) && !defined(AC_SMPI)
+    unsigned a, b, c, d;
+    /* Invariant counter (CPUID 0x80000007, EDX bit 8): constant rate in every power state. */
+    if (!__get_cpuid(0x80000007u, &a, &b, &c, &d) || !(d & (1u << 8))) return 0;
+    uint64_t t0, t1;
+    int64_t n0, n1;
+    tsc_pair(&t0, &n0);
+    do {
+        tsc_pair(&t1, &n1);
+    } while (n1 - n0 < 10000000); /* 10 ms: a bracket of ~20 ns is a 2e-6 rate error */
+    if (t1 <= t0) return 0;
+    double m = (double)(n1 - n0) / (double)(t1 - t0) * 4294967296.0;
+    if (!(m >= 1) || m >= 4294967296.0) return 0;
+    ac_trace_tsc.tsc0 = t1;
+    ac_trace_tsc.ns0 = n1;
+    ac_trace_tsc.mult = (uint64_t)(m + 0.5);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
 int ac_trace_init_cfg(const ac_trace_cfg_t *c, int rank, int nprocs, char *err, size_t errlen) {
     ac_trace_mask = 0;
     if (err && errlen) err[0] = '\0';
@@ -331,7 +382,8 @@ int ac_trace_init_cfg(const ac_trace_cfg_t *c, int rank, int nprocs, char *err, 
              (unsigned long long)c->records, sizeof(ac_trace_rec_t));
         return -1;
     }
-    ac_trace_mask = c->mask; /* last: call sites see a ready ring */
+    ac_trace_tsc_calibrate(); /* before the first time stamp of the run */
+    ac_trace_mask = c->mask;  /* last: call sites see a ready ring */
     return 0;
 }
 
@@ -493,6 +545,10 @@ static const char *const p2p_names[AC_TK_P2P_END - AC_TK_P2P_FIRST] = {
 const char *ac_trace_kind_name(int kind) {
     if (kind >= 0 && kind < AUTOCOLL_NCOLL) return ac_coll_name(kind);
     if (kind >= AC_TK_P2P_FIRST && kind < AC_TK_P2P_END) return p2p_names[kind - AC_TK_P2P_FIRST];
+    static const char *const stage_names[AC_TK_STAGE_END - AC_TK_STAGE_FIRST] = {
+        "tree_rank", "tree_vertex", "tree_child"};
+    if (kind >= AC_TK_STAGE_FIRST && kind < AC_TK_STAGE_END)
+        return stage_names[kind - AC_TK_STAGE_FIRST];
     return NULL;
 }
 

@@ -63,6 +63,29 @@ enum {
     AC_TK_P2P_END /* one past the last kind */
 };
 
+/* Per-stage records of the configurable reduction trees (allreduce `tree`; seed 003 §4, spec
+ * allreduce-trees.md §7.2), written during a traced call before the call's own record, so a
+ * rank's stage records belong to its next collective record. They are traced with the
+ * collectives (AC_TRACE_COLL). Fields (docs/tracing.md, "Tree stage records"):
+ *   AC_TK_TREE_RANK   one per rank: t_in = the leaf's value leaves (t2 of the leaf), t_out = the
+ *                     final result is available (t3 of the leaf); ident = rank, count = size,
+ *                     tag = node of the rank, status_tag = vertices in the tree
+ *   AC_TK_TREE_VERTEX one per owned vertex: t_in = t2, t_out = t3; ident = vertex, count =
+ *                     children, tag = parent vertex (-1 root), status_source = 0 host or 1
+ *                     cluster-root, status_tag = level (0 = above leaves of its kind)
+ *   AC_TK_TREE_CHILD  one per child of an owned vertex: t_in = a_i (t1,i), t_out = d_i (t4,i);
+ *                     ident = vertex, count = position, tag = child item (vertex >= 0 or leaf
+ *                     -r-1), status_source = owner of the child, status_tag = 1 when the result
+ *                     departs from this vertex to the child (0: the child's owner gets it from
+ *                     higher up; t_out is then t3 of the vertex). */
+enum {
+    AC_TK_STAGE_FIRST = 128,
+    AC_TK_TREE_RANK = AC_TK_STAGE_FIRST,
+    AC_TK_TREE_VERTEX,
+    AC_TK_TREE_CHILD,
+    AC_TK_STAGE_END
+};
+
 /* Enable bits (AUTOCOLL_TRACE). */
 enum { AC_TRACE_COLL = 1u << 0, AC_TRACE_P2P = 1u << 1 };
 
@@ -143,7 +166,7 @@ extern unsigned ac_trace_mask;     /* AC_TRACE_* bits; 0 when off (the only word
 extern ac_trace_ring_t ac_trace_g; /* this process's ring (valid while ac_trace_mask != 0) */
 
 static inline unsigned ac_trace_kind_bit(int kind) {
-    return kind < AC_TK_P2P_FIRST ? AC_TRACE_COLL : AC_TRACE_P2P;
+    return kind < AC_TK_P2P_FIRST || kind >= AC_TK_STAGE_FIRST ? AC_TRACE_COLL : AC_TRACE_P2P;
 }
 
 /* The one test at a call site: with a constant kind, a load and a branch predicted not taken. */
@@ -151,15 +174,44 @@ static inline int ac_trace_on(int kind) {
     return __builtin_expect((ac_trace_mask & ac_trace_kind_bit(kind)) != 0, 0);
 }
 
-/* The trace clock in ns: CLOCK_MONOTONIC (a vDSO read, no conversion from seconds), or the
- * simulated MPI_Wtime under SimGrid. The clock offsets are estimated on this same clock. */
+/* CLOCK_MONOTONIC in ns (a vDSO read). */
+static inline int64_t ac_trace_mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The time-stamp counter as a clock (x86_64 with an invariant counter): ns = ns0 +
+ * (tsc - tsc0) x mult / 2^32, calibrated against CLOCK_MONOTONIC when tracing starts
+ * (ac_trace_tsc_calibrate). mult == 0: not calibrated or not usable, CLOCK_MONOTONIC is read.
+ * A rate error of the calibration is a constant drift, which the linear interpolation between
+ * the two clock estimates (MPI_Init, MPI_Finalize) removes across ranks. */
+typedef struct {
+    uint64_t tsc0;
+    int64_t ns0;
+    uint64_t mult; /* ns per tick x 2^32, below 2^32 (counters faster than 1 GHz) */
+} ac_trace_tsc_t;
+extern ac_trace_tsc_t ac_trace_tsc;
+/* Calibrates ac_trace_tsc (about 10 ms of spinning); leaves mult 0 where the counter is not
+ * invariant, not x86_64, or under SimGrid. Returns 1 when the counter is used. */
+int ac_trace_tsc_calibrate(void);
+/* Back to CLOCK_MONOTONIC (mult = 0). */
+void ac_trace_tsc_off(void);
+
+/* The trace clock in ns: the calibrated time-stamp counter, else CLOCK_MONOTONIC (docs/tracing.md,
+ * cost: one rdtsc and two multiplications instead of a clock_gettime), or the simulated MPI_Wtime
+ * under SimGrid. The clock offsets are estimated on this same clock. */
 static inline int64_t ac_trace_now(void) {
 #ifdef AC_SMPI
     return (int64_t)(PMPI_Wtime() * 1e9 + 0.5);
 #else
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+#if defined(__x86_64__)
+    if (__builtin_expect(ac_trace_tsc.mult != 0, 1)) {
+        uint64_t d = __builtin_ia32_rdtsc() - ac_trace_tsc.tsc0, m = ac_trace_tsc.mult;
+        return ac_trace_tsc.ns0 + (int64_t)((d >> 32) * m + (((d & 0xffffffffu) * m) >> 32));
+    }
+#endif
+    return ac_trace_mono();
 #endif
 }
 
@@ -384,7 +436,30 @@ typedef struct {
     int late_rank;         /* rank (in the communicator) that arrived last most often, -1 none */
     uint64_t late_count;   /* how often */
     uint64_t *late_counts; /* csize counters */
+    /* Phases (ac_arrival_groups_windows only; NULL / 0 otherwise): statistics per window of
+     * consecutive calls, and the median over windows of their mean worst-case factors. */
+    struct ac_arr_window *win;
+    size_t nwin;
+    int window;             /* calls per window */
+    double win_median;      /* median of the windows' mean worst-case factors */
+    size_t nspike;          /* windows marked as spikes */
+    struct ac_arr_call *cs; /* per-call statistics in call order (internal) */
+    size_t ncs, capcs;
 } ac_arr_group_t;
+
+/* Statistics of one window of consecutive complete calls of a group (seed 000 §4.2.4, spec
+ * star-stage-ethernet.md §6.3 finding 5: patterns are phased, stable for long stretches with
+ * occasional spikes). A window is a spike when its mean worst-case factor is at least 1 and more
+ * than twice the median over the group's windows. */
+typedef struct ac_arr_window {
+    uint64_t first_seq, last_seq; /* call numbers of its first and last call */
+    uint64_t calls, balanced;
+    double elapsed, avg_imb, worst_imb, avg_factor, worst_factor; /* means over its calls */
+    double max_worst_imb;
+    int late_rank; /* latest arriver most often in the window, -1 none */
+    uint64_t late_count;
+    int spike;
+} ac_arr_window_t;
 
 /* FNV-1a 64 of a string (never 0). */
 uint64_t ac_trace_str_hash(const char *s);
@@ -394,6 +469,11 @@ uint64_t ac_trace_str_hash(const char *s);
 int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
                       size_t *nout);
 void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
+/* The same with phases: each group's complete calls cut into windows of `window` consecutive
+ * calls (the last one may be shorter; window <= 0: automatic, max(10, ceil(calls / 10)) so
+ * that a group has about ten windows). */
+int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double beta, int window,
+                              ac_arr_group_t **out, size_t *nout);
 /* The collective records of a trace file as samples (clock offsets applied); out has room for
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
@@ -422,5 +502,87 @@ void ac_intern_free(ac_intern_t *m);
  * is first freed) and one more free of it. */
 uint64_t ac_intern_gen(ac_intern_t *gens, uint64_t handle);
 void ac_intern_bump(ac_intern_t *gens, uint64_t handle);
+
+/* ---------------------------------------------------------------- tree stages (seed 003 §4) */
+
+/* One call of a reduction tree, every rank's records assembled, all times on one clock
+ * (src/trace/trace_stage.c). */
+typedef struct {
+    int64_t a, d;   /* arrival (t1,i) and departure (t4,i), ns */
+    int item;       /* vertex >= 0 or leaf -r-1 */
+    int owner, dep; /* owner of the child; 1 when the result departs from here to it */
+} ac_stage_child_t;
+typedef struct {
+    int owner, parent, kind, level, nchild; /* kind: 0 host, 1 cluster-root */
+    int64_t t2, t3;
+    ac_stage_child_t *c; /* nchild, by position */
+} ac_stage_vertex_t;
+typedef struct {
+    int p, nv;
+    int64_t *entry, *exit;   /* per rank: the call's entry and exit (collective record) */
+    int64_t *ready, *fin;    /* per rank: the leaf's t2 and t3 (AC_TK_TREE_RANK) */
+    int *node, *leaf_parent; /* per rank */
+    ac_stage_vertex_t *v;
+    int *top; /* per rank: the highest item it owns */
+} ac_stage_call_t;
+
+/* Assembles one call from rank r's records rec[r][0 .. n[r]-1] (its collective record and its
+ * stage records, times on one clock). Returns 0, or -1 with the reason in err (missing or
+ * inconsistent records, out of memory); ac_stage_call_free in both cases. */
+int ac_stage_call_build(ac_stage_call_t *c, int p, const ac_trace_rec_t *const *rec,
+                        const size_t *n, char *err, size_t errlen);
+void ac_stage_call_free(ac_stage_call_t *c);
+
+typedef enum {
+    AC_ST_ENTRY = 0,      /* down: call entry to the leaf's value leaving (dispatch, schedule) */
+    AC_ST_EDGE_DOWN,      /* down: child's t2 to its arrival at the parent's owner */
+    AC_ST_ARRIVAL_WAIT,   /* down: t1,l - t1,i at a vertex */
+    AC_ST_DOWN,           /* down latency t2 - t1,l of a vertex */
+    AC_ST_CORE,           /* down latency of the root vertex */
+    AC_ST_UP,             /* up latency t4,f - t3 of a vertex */
+    AC_ST_DEPARTURE_WAIT, /* t4,i - t4,f at a vertex */
+    AC_ST_EDGE_UP,        /* departure to the child's t3 */
+    AC_ST_EXIT,           /* up: the leaf's result (or its departure) to the call's exit */
+    AC_ST_NTYPES
+} ac_stage_type_t;
+enum { AC_EDGE_RANK = 0, AC_EDGE_NODE = 1, AC_EDGE_NET = 2 };
+typedef struct {
+    int type;         /* ac_stage_type_t */
+    int vertex;       /* vertex of the stage, -1 for entry, exit and edges */
+    int vkind, level; /* of that vertex (edges: of the parent) */
+    int edge;         /* AC_EDGE_* for edges */
+    int64_t ns;
+} ac_stage_t;
+
+/* The stages of rank r's path, down then up (seed 003 §4, spec 7.1 "stages of a leaf's path"):
+ * entry; per vertex from the leaf's parent to the root: edge (when the owners differ), arrival
+ * wait, down latency (core at the root); then per hop of the result back to r: up latency,
+ * departure wait, edge; then r's own leaf vertex (up latency, departure wait) and exit.
+ * Returns the number of stages (<= max), -1 on a bad rank or a too-small max. The down
+ * stages sum to t2(root) - entry and the up stages to exit - t3(root). */
+int ac_stage_path(const ac_stage_call_t *c, int r, ac_stage_t *st, int max);
+int ac_stage_is_up(int type);
+const char *ac_stage_type_name(int type);
+
+/* Per-part sums of one rank's path (seed 003 Tables 3 and 4), ns. */
+typedef struct {
+    int64_t total;        /* exit - entry as measured (with arrival waits) */
+    int64_t arrival_wait; /* sum of arrival waits */
+    int64_t down_wait;    /* down stages with arrival waits */
+    int64_t down_nowait;  /* down stages without them */
+    int64_t up;
+    int64_t host, cluster; /* vertex stages (no arrival waits), by subtree */
+    int64_t net, local;    /* network and node-local edges (the paper's proxies) */
+    int64_t core, wrapper; /* root down latency; entry + exit */
+} ac_stage_parts_t;
+void ac_stage_parts(const ac_stage_t *st, int n, int64_t total, ac_stage_parts_t *out);
+/* The two identities of spec 7.2: total with arrival waits = down with arrival waits + up, and
+ * total without arrival waits = down without arrival waits + up. Returns the largest absolute
+ * deviation of the two (ns). */
+int64_t ac_stage_identity_error(const ac_stage_parts_t *x);
+
+/* Arrival and departure order (0 = first) of the children of vertex v (spec 7.1, Table 1);
+ * ties keep position order. Children without a departure get dep_order -1. */
+void ac_stage_orders(const ac_stage_vertex_t *v, int *arr_order, int *dep_order);
 
 #endif

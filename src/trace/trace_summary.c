@@ -21,8 +21,15 @@
  * communicator, the collective and the call site of the communicator's rank 0 (ranks may call
  * from different sites; rank 0 names the group).
  *
+ * Phases (ac_arrival_groups_windows; spec §6.3 finding 5, issue "see what the collectives do"):
+ * the statistics above per window of W consecutive complete calls of a group, in call order;
+ * W is given or chosen so that a group has about ten windows (at least 10 calls each). A window
+ * whose mean worst-case factor is imbalanced (>= 1) and above twice the median of the group's
+ * windows is a spike; the rest of the run is the stable pattern the spec describes.
+ *
  * Cost: O(S log S) for S samples (one sort), O(G) memory per group, G groups found by a linear
- * scan with a one-entry cache (programs have few call sites).
+ * scan with a one-entry cache (programs have few call sites); with phases O(C) more memory for
+ * C complete calls and O(C + W' log W') per group for W' windows.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,6 +42,12 @@ uint64_t ac_trace_str_hash(const char *s) {
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h ? h : 1;
 }
+
+/* One complete call of a group (phases). */
+typedef struct ac_arr_call {
+    uint64_t seq;
+    ac_arrival_t st;
+} ac_arr_call_t;
 
 static int cmp_sample(const void *x, const void *y) {
     const ac_arr_sample_t *a = x, *b = y;
@@ -80,13 +93,16 @@ static ac_arr_group_t *group_of(ac_arr_group_t **g, size_t *ng, size_t *cap, siz
 }
 
 void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng) {
-    for (size_t i = 0; g && i < ng; i++)
+    for (size_t i = 0; g && i < ng; i++) {
         free(g[i].late_counts);
+        free(g[i].win);
+        free(g[i].cs);
+    }
     free(g);
 }
 
-int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
-                      size_t *nout) {
+static int groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, int phases,
+                  ac_arr_group_t **out, size_t *nout) {
     *out = NULL;
     *nout = 0;
     if ((n && !s) || !(alpha > 0) || !(beta >= 0) || !isfinite(alpha) || !isfinite(beta)) return -1;
@@ -138,6 +154,16 @@ int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, a
         x->balanced += st.balanced;
         if (p > 1) x->late_counts[st.last]++;
         if (s[i].inst != x->inst) x->inst_varied = 1;
+        if (phases) {
+            if (x->ncs == x->capcs) {
+                size_t nc = x->capcs ? 2 * x->capcs : 64;
+                ac_arr_call_t *ncs = realloc(x->cs, nc * sizeof *ncs);
+                if (!ncs) goto fail;
+                x->cs = ncs;
+                x->capcs = nc;
+            }
+            x->cs[x->ncs++] = (ac_arr_call_t){r0->seq, st};
+        }
     }
     for (size_t i = 0; i < ng; i++) {
         ac_arr_group_t *x = &g[i];
@@ -166,6 +192,94 @@ fail:
     free(f);
     ac_arrival_groups_free(g, ng);
     return -1;
+}
+
+int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
+                      size_t *nout) {
+    return groups(s, n, alpha, beta, 0, out, nout);
+}
+
+static int cmp_dbl(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Cuts group x's calls (in call order) into windows of w calls. */
+static int make_windows(ac_arr_group_t *x, int w) {
+    size_t nw = (x->ncs + (size_t)w - 1) / (size_t)w;
+    x->window = w;
+    if (!nw) return 0;
+    x->win = calloc(nw, sizeof *x->win);
+    uint64_t *late = calloc((size_t)x->csize, sizeof *late);
+    double *wf = malloc(nw * sizeof *wf);
+    if (!x->win || !late || !wf) {
+        free(late);
+        free(wf);
+        return -1;
+    }
+    x->nwin = nw;
+    for (size_t k = 0; k < nw; k++) {
+        ac_arr_window_t *o = &x->win[k];
+        size_t a = k * (size_t)w, b = a + (size_t)w < x->ncs ? a + (size_t)w : x->ncs;
+        memset(late, 0, (size_t)x->csize * sizeof *late);
+        o->first_seq = x->cs[a].seq;
+        o->last_seq = x->cs[b - 1].seq;
+        o->late_rank = -1;
+        for (size_t i = a; i < b; i++) {
+            const ac_arrival_t *st = &x->cs[i].st;
+            o->calls++;
+            o->balanced += st->balanced;
+            o->elapsed += st->mean_elapsed;
+            o->avg_imb += st->avg_imb;
+            o->worst_imb += st->worst_imb;
+            o->avg_factor += st->avg_factor;
+            o->worst_factor += st->worst_factor;
+            if (st->worst_imb > o->max_worst_imb) o->max_worst_imb = st->worst_imb;
+            if (x->csize > 1 && st->last >= 0 && st->last < x->csize) late[st->last]++;
+        }
+        double c = (double)o->calls;
+        o->elapsed /= c;
+        o->avg_imb /= c;
+        o->worst_imb /= c;
+        o->avg_factor /= c;
+        o->worst_factor /= c;
+        for (int r = 0; r < x->csize; r++)
+            if (late[r] > o->late_count) {
+                o->late_count = late[r];
+                o->late_rank = r;
+            }
+        wf[k] = o->worst_factor;
+    }
+    qsort(wf, nw, sizeof *wf, cmp_dbl);
+    x->win_median = nw % 2 ? wf[nw / 2] : 0.5 * (wf[nw / 2 - 1] + wf[nw / 2]);
+    for (size_t k = 0; k < nw; k++) {
+        ac_arr_window_t *o = &x->win[k];
+        o->spike = o->worst_factor >= 1 && o->worst_factor > 2 * x->win_median;
+        x->nspike += (size_t)o->spike;
+    }
+    free(late);
+    free(wf);
+    return 0;
+}
+
+int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double beta, int window,
+                              ac_arr_group_t **out, size_t *nout) {
+    if (groups(s, n, alpha, beta, 1, out, nout) != 0) return -1;
+    for (size_t i = 0; i < *nout; i++) {
+        ac_arr_group_t *x = &(*out)[i];
+        int w = window;
+        if (w <= 0) {
+            size_t a = (x->ncs + 9) / 10;
+            w = a < 10 ? 10 : a > (size_t)INT32_MAX ? INT32_MAX : (int)a;
+        }
+        if (make_windows(x, w) != 0) {
+            ac_arrival_groups_free(*out, *nout);
+            *out = NULL;
+            *nout = 0;
+            return -1;
+        }
+    }
+    return 0;
 }
 
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out) {

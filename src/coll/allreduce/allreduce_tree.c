@@ -19,11 +19,21 @@
  *   vertex and per remote child.
  * Reference: seed 003 (Bongo et al.), sections 3-6 (gred trees, host / cluster-root subtrees,
  *   links and split reconfigurations); spec allreduce-trees.md sections 3.2 and 5.
+ * Instrumentation (seed 003 §4, spec allreduce-trees.md §7.2; analysis in
+ *   src/trace/trace_stage.c, records in src/trace/trace.h): when collective tracing is on and
+ *   the tree runs as the whole call, every rank stamps its leaf's value leaving (t2 of the leaf)
+ *   and the final value arriving (t3), and per owned vertex t2, t3 and, per child, the arrival
+ *   a_i (remote children are then completed with Waitany, so each is stamped when it is seen,
+ *   before the fixed-order combination) and the departure d_i (just before the send of the
+ *   final value; for the owner's own items after its sends are posted). The records are pushed
+ *   at the end of the call. With tracing off the cost is one load and one branch per call
+ *   (and untaken branches on the flag kept in a register).
  */
 #include <stdlib.h>
 #include <string.h>
 #include "../algs.h"
 #include "../../sched/rtree.h"
+#include "../../trace/trace.h"
 
 typedef struct {
     int key, vertex, pos, src;
@@ -36,6 +46,97 @@ static int key_of(int p, int item) {
 static int cmp_rchild(const void *x, const void *y) {
     const rchild_t *a = x, *b = y;
     return (a->key > b->key) - (a->key < b->key);
+}
+
+/* Traced: completes the remote children of vertex v in arrival order (Waitany), stamping each
+ * when seen (a[c], c = position); local children get their t2 (own leaf: ready). The fixed
+ * combination order then waits on completed requests. */
+static int stamp_arrivals(const ac_rt_tree_t *tr, int v, int me, const rchild_t *rc, int nrc,
+                          MPI_Request *rreq, int64_t ready, const int64_t *tv2, int64_t *a,
+                          MPI_Request *wq, int *wi) {
+    int nw = 0;
+    for (int c = 0; c < tr->v[v].nchild; c++) {
+        int it = tr->v[v].child[c];
+        if (ac_rt_owner(tr, it) == me) a[c] = it < 0 ? ready : tv2[it];
+    }
+    for (int i = 0; i < nrc; i++)
+        if (rc[i].vertex == v) {
+            wq[nw] = rreq[i];
+            wi[nw++] = i;
+        }
+    for (int left = nw; left > 0; left--) {
+        int k = MPI_UNDEFINED, e = PMPI_Waitany(nw, wq, &k, MPI_STATUS_IGNORE);
+        if (e != MPI_SUCCESS) return e;
+        if (k == MPI_UNDEFINED) break;
+        a[rc[wi[k]].pos] = ac_trace_now();
+        rreq[wi[k]] = MPI_REQUEST_NULL;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Traced: the final value leaves vertex v for its child item it. */
+static void stamp_departure(const ac_rt_tree_t *tr, int v, int it, int64_t *d) {
+    for (int c = 0; c < tr->v[v].nchild; c++)
+        if (tr->v[v].child[c] == it) d[c] = ac_trace_now();
+}
+
+/* Level of a vertex in its subtree (host or cluster-root): 0 when no child is of its kind,
+ * else 1 + the highest level of such a child. */
+static int vertex_level(const ac_rt_tree_t *tr, int v) {
+    int l = 0;
+    for (int c = 0; c < tr->v[v].nchild; c++) {
+        int it = tr->v[v].child[c];
+        if (it >= 0 && tr->v[it].kind == tr->v[v].kind) {
+            int x = 1 + vertex_level(tr, it);
+            if (x > l) l = x;
+        }
+    }
+    return l;
+}
+
+/* Traced: the stage records of this rank (src/trace/trace.h, AC_TK_TREE_*). */
+static void record_stages(const ac_rt_tree_t *tr, int me, const int *node, unsigned long long seq,
+                          int64_t ready, int64_t fin, const int64_t *tv2, const int64_t *ta,
+                          const int64_t *td, const int *cb) {
+    ac_trace_rec_t r;
+    ac_trace_rec_clear(&r, AC_TK_TREE_RANK);
+    r.seq = seq;
+    r.t_in = ready;
+    r.t_out = fin;
+    r.ident = me;
+    r.count = tr->p;
+    r.tag = node[me];
+    r.status_tag = tr->nv;
+    ac_trace_record(&r);
+    for (int v = 0; v < tr->nv; v++) {
+        const ac_rt_vertex_t *V = &tr->v[v];
+        if (V->owner != me) continue;
+        ac_trace_rec_clear(&r, AC_TK_TREE_VERTEX);
+        r.seq = seq;
+        r.t_in = tv2[v];
+        r.t_out = fin > tv2[v] ? fin : tv2[v];
+        r.ident = v;
+        r.count = V->nchild;
+        r.tag = V->parent;
+        r.status_source = V->kind;
+        r.status_tag = vertex_level(tr, v);
+        ac_trace_record(&r);
+        for (int c = 0; c < V->nchild; c++) {
+            int it = V->child[c], o = ac_rt_owner(tr, it);
+            int dep = o == me || (it == ac_rt_top(tr, o));
+            ac_trace_rec_clear(&r, AC_TK_TREE_CHILD);
+            r.seq = seq;
+            r.t_in = ta[cb[v] + c];
+            r.t_out = dep ? td[cb[v] + c] : fin;
+            if (r.t_out < r.t_in) r.t_out = r.t_in;
+            r.ident = v;
+            r.count = c;
+            r.tag = it;
+            r.status_source = o;
+            r.status_tag = dep;
+            ac_trace_record(&r);
+        }
+    }
 }
 
 int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -53,6 +154,12 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     char *vbuf = NULL, *rbuf = NULL, *fin = NULL;
     const char *mine = ac_rs_input(a);
     size_t span = (size_t)n; /* elements per slot */
+    /* Stage tracing: one branch when off. */
+    int traced = ctx && a->comm == ctx->comm && ac_trace_on(AUTOCOLL_ALLREDUCE);
+    int64_t *tv2 = NULL, *ta = NULL, *td = NULL, t_ready = 0, t_fin = 0;
+    int *cb = NULL;
+    MPI_Request *wq = NULL;
+    int *wi = NULL;
 
     /* The parameter is a preset name or a specification string (docs/reduction-trees.md). */
     const char *sv = ac_param_str(in, "spec");
@@ -90,6 +197,23 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         }
     }
     qsort(rc, (size_t)nrc, sizeof *rc, cmp_rchild);
+    if (traced) {
+        size_t items = (size_t)tr.nv + (size_t)p;
+        tv2 = malloc(((size_t)tr.nv + 1) * sizeof *tv2);
+        ta = malloc(items * sizeof *ta);
+        td = malloc(items * sizeof *td);
+        cb = malloc(((size_t)tr.nv + 1) * sizeof *cb);
+        wq = malloc(items * sizeof *wq);
+        wi = malloc(items * sizeof *wi);
+        if (!tv2 || !ta || !td || !cb || !wq || !wi) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+        for (int v = 0, k = 0; v < tr.nv; v++) {
+            cb[v] = k;
+            k += tr.v[v].nchild;
+        }
+    }
     vbuf = ac_dt_alloc(t, span * (size_t)(nown ? nown : 1), &vbase);
     rbuf = ac_dt_alloc(t, span * (size_t)(nrc ? nrc : 1), &rbase);
     fin = ac_dt_alloc(t, span, &fbase);
@@ -103,6 +227,7 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         AC_CHECK(PMPI_Irecv(VAL(rbuf, i), n, t, rc[i].src, tag, a->comm, &rreq[i]));
     }
     /* Reduce phase. My leaf first, then my vertices in build order. */
+    if (traced) t_ready = ac_trace_now();
     {
         int lp = tr.leaf_parent[me];
         if (lp >= 0 && tr.v[lp].owner != me)
@@ -111,6 +236,8 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     for (int v = 0; v < tr.nv; v++) {
         if (tr.v[v].owner != me) continue;
         char *acc = VAL(vbuf, vslot[v]);
+        if (traced)
+            AC_CHECK(stamp_arrivals(&tr, v, me, rc, nrc, rreq, t_ready, tv2, ta + cb[v], wq, wi));
         for (int c = tr.v[v].nchild - 1; c >= 0; c--) {
             int it = tr.v[v].child[c];
             const char *val;
@@ -130,6 +257,7 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 AC_CHECK(PMPI_Reduce_local(val, acc, n, t, a->op));
         }
         int par = tr.v[v].parent;
+        if (traced) tv2[v] = ac_trace_now();
         if (par >= 0 && tr.v[par].owner != me)
             AC_CHECK(PMPI_Isend(acc, n, t, tr.v[par].owner, tag, a->comm, &sreq[nsreq++]));
     }
@@ -138,8 +266,10 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         int top = ac_rt_top(&tr, me), par = ac_rt_parent(&tr, top);
         if (par < 0) {
             AC_CHECK(ac_dt_copy(top < 0 ? mine : VAL(vbuf, vslot[top]), n, t, fin, n, t));
+            if (traced) t_fin = top < 0 ? t_ready : tv2[top]; /* t2 = t3 at the root */
         } else {
             AC_CHECK(PMPI_Recv(fin, n, t, tr.v[par].owner, tag, a->comm, MPI_STATUS_IGNORE));
+            if (traced) t_fin = ac_trace_now();
         }
         /* Forward to the ranks whose highest item hangs below one of my vertices. */
         for (int pass = 0; pass < 2; pass++) {
@@ -150,13 +280,24 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 int remote = node[y] != node[me];
                 int first = spec.order == AC_RT_ORDER_STATIC ? 1 : remote;
                 if ((pass == 0) != first) continue;
+                if (traced) stamp_departure(&tr, yp, ac_rt_top(&tr, y), td + cb[yp]);
                 AC_CHECK(PMPI_Isend(fin, n, t, y, tag, a->comm, &sreq[nsreq++]));
             }
         }
     }
+    if (traced) {
+        /* Own items depart once the sends are posted; remote children that get the value from
+         * higher up have no departure here (flag 0, d = t3). */
+        int64_t now = ac_trace_now();
+        for (int v = 0; v < tr.nv; v++)
+            if (tr.v[v].owner == me)
+                for (int c = 0; c < tr.v[v].nchild; c++)
+                    if (ac_rt_owner(&tr, tr.v[v].child[c]) == me) td[cb[v] + c] = now;
+    }
     AC_CHECK(PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE));
     nsreq = 0;
     AC_CHECK(ac_dt_copy(fin, n, t, a->rbuf, n, t));
+    if (traced) record_stages(&tr, me, node, ctx->calls, t_ready, t_fin, tv2, ta, td, cb);
 #undef VAL
 fn_exit:
     if (nsreq) PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE);
@@ -169,5 +310,11 @@ fn_exit:
     free(vbase);
     free(rbase);
     free(fbase);
+    free(tv2);
+    free(ta);
+    free(td);
+    free(cb);
+    free(wq);
+    free(wi);
     return err;
 }
