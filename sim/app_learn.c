@@ -22,47 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autocoll.h"
+#include "checked_call.h"
 
 enum { MAXPT = 32 };
 
 static int p, me, bad;
 static MPI_Comm comm;
-
-static int check_call(int coll, int count, int *sbuf, int *rbuf, int iter) {
-    int n = coll == AUTOCOLL_ALLGATHER || coll == AUTOCOLL_ALLTOALL ? count * p : count, ok = 1;
-    for (int i = 0; i < n; i++)
-        sbuf[i] = me * 7 + i % 13 + iter;
-    switch (coll) {
-    case AUTOCOLL_ALLREDUCE:
-        MPI_Allreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm);
-        for (int i = 0; i < count && ok; i++)
-            ok = rbuf[i] == 7 * p * (p - 1) / 2 + p * (i % 13 + iter);
-        break;
-    case AUTOCOLL_ALLGATHER:
-        MPI_Allgather(sbuf, count, MPI_INT, rbuf, count, MPI_INT, comm);
-        for (int r = 0; r < p && ok; r++)
-            for (int i = 0; i < count && ok; i++)
-                ok = rbuf[r * count + i] == r * 7 + i % 13 + iter;
-        break;
-    case AUTOCOLL_ALLTOALL:
-        MPI_Alltoall(sbuf, count, MPI_INT, rbuf, count, MPI_INT, comm);
-        for (int r = 0; r < p && ok; r++)
-            for (int i = 0; i < count && ok; i++)
-                ok = rbuf[r * count + i] == r * 7 + (me * count + i) % 13 + iter;
-        break;
-    case AUTOCOLL_BCAST:
-        if (me == 0) memcpy(rbuf, sbuf, (size_t)count * sizeof(int));
-        MPI_Bcast(rbuf, count, MPI_INT, 0, comm);
-        for (int i = 0; i < count && ok; i++)
-            ok = rbuf[i] == i % 13 + iter;
-        break;
-    default:
-        MPI_Reduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, comm);
-        for (int i = 0; i < count && ok && me == 0; i++)
-            ok = rbuf[i] == 7 * p * (p - 1) / 2 + p * (i % 13 + iter);
-    }
-    return ok;
-}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -119,7 +84,7 @@ int main(int argc, char **argv) {
         int r = seq ? kk % rounds : kk / npt, i = seq ? kk / rounds : kk % npt;
         {
             double t0 = MPI_Wtime();
-            if (!check_call(coll[i], count[i], sbuf, rbuf, r) && bad++ == 0)
+            if (!ac_sim_checked_call(coll[i], count[i], sbuf, rbuf, r, me, p, comm) && bad++ == 0)
                 fprintf(stderr, "rank %d: wrong result, point %d round %d\n", me, i, r);
             double d = MPI_Wtime() - t0;
             t[i] += d;

@@ -419,20 +419,26 @@ static void learn(pp_comm *pc, const void *b, int n, MPI_Datatype t, int src, in
 
 /* ---------------------------------------------------------------- life cycle */
 
+/* Settles the communicator's outstanding pre-posted receives and frees its state; captured
+ * messages never received by the program go too (MPI would have dropped them as well). */
+static void comm_drop(pp_comm *pc) {
+    for (int s = 0; s < pc->size && pc->nactive; s++)
+        resolve(pc, s, 0, NULL);
+    while (pc->qhead) {
+        pp_msg *m = pc->qhead;
+        pc->qhead = m->next;
+        free(m->data);
+        free(m);
+    }
+    free(pc->src);
+    free(pc);
+}
+
 static void shutdown_all(void) {
     while (comms) {
         pp_comm *pc = comms;
         comms = pc->next;
-        for (int s = 0; s < pc->size && pc->nactive; s++)
-            resolve(pc, s, 0, NULL);
-        while (pc->qhead) {
-            pp_msg *m = pc->qhead;
-            pc->qhead = m->next;
-            free(m->data);
-            free(m);
-        }
-        free(pc->src);
-        free(pc);
+        comm_drop(pc);
     }
     while (matched) {
         pp_msg *m = matched;
@@ -606,17 +612,8 @@ void ac_pp_comm_free(MPI_Comm c) {
     for (; (pc = *pp); pp = &pc->next)
         if (HANDLE(pc->comm) == HANDLE(c)) break;
     if (!pc) return;
-    for (int s = 0; s < pc->size && pc->nactive; s++)
-        resolve(pc, s, 0, NULL);
     *pp = pc->next;
-    while (pc->qhead) { /* never received by the program: MPI would have dropped them too */
-        pp_msg *m = pc->qhead;
-        pc->qhead = m->next;
-        free(m->data);
-        free(m);
-    }
-    free(pc->src);
-    free(pc);
+    comm_drop(pc);
 }
 
 /* ---------------------------------------------------------------- matched probes */

@@ -297,6 +297,18 @@ static void summary(void) {
     ac_arrival_groups_free(g, ng);
 }
 
+/* The end of a public arrival call: world rank 0's status (0 done, 1 bad argument, else out of
+ * memory) and count reach every rank, with the first min(count, max) items of out (size bytes
+ * each). Collective over MPI_COMM_WORLD. */
+static int share_from_root(int rc, int *count, void *out, int max, size_t size) {
+    int v[2] = {rc, *count};
+    PMPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    *count = v[1];
+    int nb = *count < max ? *count : max;
+    if (v[0] == 0 && nb > 0) PMPI_Bcast(out, nb * (int)size, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return v[0] == 0 ? MPI_SUCCESS : v[0] == 1 ? MPI_ERR_ARG : MPI_ERR_NO_MEM;
+}
+
 AC_EXPORT int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *count) {
     if (count) *count = 0;
     if (max < 0 || (max > 0 && !out) || !count) return MPI_ERR_ARG;
@@ -336,12 +348,7 @@ AC_EXPORT int autocoll_arrival_patterns(autocoll_arrival_t *out, int max, int *c
         *count = (int)(ng < (size_t)INT32_MAX ? ng : INT32_MAX);
     }
     ac_arrival_groups_free(g, ng);
-    int v[2] = {rc, *count};
-    PMPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
-    *count = v[1];
-    int nb = *count < max ? *count : max;
-    if (v[0] == 0 && nb > 0) PMPI_Bcast(out, nb * (int)sizeof *out, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return v[0] == 0 ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    return share_from_root(rc, count, out, max, sizeof *out);
 }
 
 AC_EXPORT int autocoll_arrival_windows(int group, int window, autocoll_arrival_window_t *out,
@@ -383,12 +390,7 @@ AC_EXPORT int autocoll_arrival_windows(int group, int window, autocoll_arrival_w
         }
     }
     ac_arrival_groups_free(g, ng);
-    int v[2] = {rc, *count};
-    PMPI_Bcast(v, 2, MPI_INT, 0, MPI_COMM_WORLD);
-    *count = v[1];
-    int nb = *count < max ? *count : max;
-    if (v[0] == 0 && nb > 0) PMPI_Bcast(out, nb * (int)sizeof *out, MPI_BYTE, 0, MPI_COMM_WORLD);
-    return v[0] == 0 ? MPI_SUCCESS : v[0] == 1 ? MPI_ERR_ARG : MPI_ERR_NO_MEM;
+    return share_from_root(rc, count, out, max, sizeof *out);
 }
 
 void ac_trace_mpi_teardown(void) {

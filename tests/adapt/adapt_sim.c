@@ -25,50 +25,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "autocoll.h"
+#include "../../sim/checked_call.h"
 
 static int coll, p, me, count, bad, trace;
 static int *sbuf, *rbuf;
 
-static void fill(int iter) {
-    int n = coll == AUTOCOLL_ALLGATHER || coll == AUTOCOLL_ALLTOALL ? count * p : count;
-    for (int i = 0; i < n; i++)
-        sbuf[i] = me * 7 + i % 13 + iter;
-    memset(rbuf, 0xff, (size_t)count * (size_t)p * sizeof(int));
-}
-
 /* One call of the collective, through the library (MPI_*), checked. */
 static void call(int iter) {
-    fill(iter);
-    int ok = 1;
-    switch (coll) {
-    case AUTOCOLL_ALLREDUCE:
-        MPI_Allreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-        for (int i = 0; i < count && ok; i++)
-            ok = rbuf[i] == 7 * p * (p - 1) / 2 + p * (i % 13 + iter);
-        break;
-    case AUTOCOLL_ALLGATHER:
-        MPI_Allgather(sbuf, count, MPI_INT, rbuf, count, MPI_INT, MPI_COMM_WORLD);
-        for (int r = 0; r < p && ok; r++)
-            for (int i = 0; i < count && ok; i++)
-                ok = rbuf[r * count + i] == r * 7 + i % 13 + iter;
-        break;
-    case AUTOCOLL_ALLTOALL:
-        MPI_Alltoall(sbuf, count, MPI_INT, rbuf, count, MPI_INT, MPI_COMM_WORLD);
-        for (int r = 0; r < p && ok; r++)
-            for (int i = 0; i < count && ok; i++)
-                ok = rbuf[r * count + i] == r * 7 + (me * count + i) % 13 + iter;
-        break;
-    case AUTOCOLL_BCAST:
-        if (me == 0) memcpy(rbuf, sbuf, (size_t)count * sizeof(int));
-        MPI_Bcast(rbuf, count, MPI_INT, 0, MPI_COMM_WORLD);
-        for (int i = 0; i < count && ok; i++)
-            ok = rbuf[i] == i % 13 + iter;
-        break;
-    default:
-        MPI_Reduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-        for (int i = 0; i < count && ok && me == 0; i++)
-            ok = rbuf[i] == 7 * p * (p - 1) / 2 + p * (i % 13 + iter);
-    }
+    memset(rbuf, 0xff, (size_t)count * (size_t)p * sizeof(int));
+    int ok = ac_sim_checked_call(coll, count, sbuf, rbuf, iter, me, p, MPI_COMM_WORLD);
     if (!ok && bad++ == 0) fprintf(stderr, "rank %d: wrong result at call %d\n", me, iter);
 }
 
