@@ -277,10 +277,15 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
         int quiet = ch.src == AC_SRC_PROBE || (ch.src == AC_SRC_ADAPTIVE && verbose < 2);
         if (verbose >= 1 && ctx->rank == 0 && !quiet) log_decision(ctx, a, name, ch.src);
     }
+    /* The engine's choice carries the clock it read last: the call starts there, unless lines were
+     * logged or the agreement checked since. The call's end is the start of the engine's record. */
     int timed = ch.tk.entry != NULL || verbose >= 1;
-    double t0 = timed ? PMPI_Wtime() : 0;
+    double t0 = ch.tk.entry && verbose < 1 && !ac_g.set.check ? ch.tk.t_made
+                : timed                                       ? PMPI_Wtime()
+                                                              : 0;
     err = run(a, &ch, ctx);
-    double dt = timed ? PMPI_Wtime() - t0 : 0;
+    ch.tk.t_done = timed ? PMPI_Wtime() : 0;
+    double dt = ch.tk.t_done - t0;
     const ac_inst_t *in = &ch.inst; /* what ran (the MPI library's if run() fell back) */
     if (tr) trace_note(tr, a, in, ch.src);
     if (verbose >= 1) ac_stats_add(a->coll, in->alg->index, dt); /* reported only then */

@@ -46,7 +46,9 @@ const char *ac_source_name(ac_source_t s);
 typedef struct ac_ticket {
     void *entry;
     int cand;
-    int probe; /* 1 during a measurement round */
+    int probe;     /* 1 during a measurement round */
+    double t_made; /* the clock when the engine had chosen (the end of its own bookkeeping) */
+    double t_done; /* the clock when the call ended: set by the caller before ac_select_done */
 } ac_ticket_t;
 
 /* One call's choice. */
