@@ -305,6 +305,11 @@ void ac_state_setup(int collective_settings);
 /* The bytes of a regular file (malloc'ed, at most max bytes; a FIFO or device is refused, never
  * opened for blocking), or NULL with the reason in why. */
 char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t whylen);
+/* The same file for every rank: world rank 0 reads it (every rank itself when collective is 0)
+ * and broadcasts the bytes, NUL-terminated; NULL everywhere, with the reason on rank 0, when it
+ * cannot be read or a rank is out of memory. Collective over MPI_COMM_WORLD when collective. */
+char *ac_file_read_world(const char *path, size_t max, int collective, size_t *len, char *why,
+                         size_t whylen);
 void ac_state_teardown(void); /* before PMPI_Finalize */
 
 /* log.c: messages go to stderr, prefixed "autocoll[rank]". */

@@ -102,6 +102,34 @@ char *ac_file_read(const char *path, size_t max, size_t *len, char *why, size_t 
     return buf;
 }
 
+char *ac_file_read_world(const char *path, size_t max, int collective, size_t *len, char *why,
+                         size_t whylen) {
+    char *buf = NULL;
+    *len = 0;
+    if (!collective || ac_g.world_rank == 0) buf = ac_file_read(path, max, len, why, whylen);
+    if (!collective) return buf;
+    long n = buf ? (long)*len : -1;
+    PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (n >= 0 && ac_g.world_rank != 0) {
+        buf = malloc((size_t)n + 1);
+        *len = (size_t)n;
+    }
+    /* Every rank takes part in the broadcast, even one out of memory. */
+    int ok = buf != NULL || n < 0, all = 0;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (n >= 0 && all) {
+        PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
+        buf[n] = '\0';
+    }
+    if (n >= 0 && !all) {
+        free(buf);
+        buf = NULL;
+        *len = 0;
+        snprintf(why, whylen, "out of memory");
+    }
+    return buf;
+}
+
 void ac_state_setup(int collective) {
     if (ac_g.initialized) return;
     PMPI_Comm_rank(MPI_COMM_WORLD, &ac_g.world_rank);

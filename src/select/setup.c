@@ -86,27 +86,9 @@ static void load_table(int collective) {
     const char *path = ac_g.set.table;
     char why[300] = "";
     size_t len = 0;
-    char *buf = NULL;
     check_table_out();
     if (!path[0]) return;
-    if (!collective || ac_g.world_rank == 0) buf = ac_table_read_file(path, &len, why, sizeof why);
-    if (collective) {
-        long n = buf ? (long)len : -1;
-        PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        if (n >= 0 && ac_g.world_rank != 0) {
-            buf = malloc((size_t)n + 1);
-            len = (size_t)n;
-        }
-        /* Every rank must take part in the broadcast, even one out of memory. */
-        int ok = buf != NULL || n < 0, all = 0;
-        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (n >= 0 && all) PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        if (n >= 0 && !all) {
-            free(buf);
-            buf = NULL;
-            snprintf(why, sizeof why, "out of memory");
-        }
-    }
+    char *buf = ac_file_read_world(path, AC_TABLE_MAX_FILE, collective, &len, why, sizeof why);
     int problems = 0, report = ac_g.world_rank == 0;
     if (buf)
         ac_sel.table = autocoll_table_parse(buf, (unsigned long long)len,

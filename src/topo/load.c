@@ -43,27 +43,9 @@ void ac_topo_setup(int collective) {
     const char *path = ac_g.set.topology;
     char why[300] = "";
     size_t len = 0;
-    char *buf = NULL;
     int report = ac_g.world_rank == 0;
     if (!path[0] || world_topo) return;
-    if (!collective || report) buf = ac_file_read(path, AC_TOPO_MAX_FILE, &len, why, sizeof why);
-    if (collective) {
-        long n = buf ? (long)len : -1;
-        PMPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-        if (n >= 0 && !report) {
-            buf = malloc((size_t)n + 1);
-            len = (size_t)n;
-        }
-        /* Every rank takes part in the broadcast, even one out of memory. */
-        int ok = buf != NULL || n < 0, all = 0;
-        PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        if (n >= 0 && all) PMPI_Bcast(buf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
-        if (n >= 0 && !all) {
-            free(buf);
-            buf = NULL;
-            snprintf(why, sizeof why, "out of memory");
-        }
-    }
+    char *buf = ac_file_read_world(path, AC_TOPO_MAX_FILE, collective, &len, why, sizeof why);
     const char *tail = "; the topology algorithms are not applicable";
     if (!buf) {
         if (report) ac_log("AUTOCOLL_TOPOLOGY=%s: %s%s", path, why, tail);

@@ -58,6 +58,9 @@ typedef struct ac_topo_comm {
     ac_aapc_t aapc;
     int ntoksets;
     ac_topo_tokset_t toksets[AC_TS_NSCHEMES * 5];
+    /* Per scheme and block size (ac_topo_agreed_slot): 0 not asked yet, 1 every rank built its
+     * program, -1 some rank could not (agreed by the alltoall's first call). */
+    signed char prog_agreed[AC_TS_NSCHEMES * 5];
     int ring_state; /* 0 not built, 1 built, -1 failed */
     int *ring;      /* contention-free logical ring (LR3, else LR2, else LR1) */
     int ring_len;   /* its longest path in switches */
@@ -86,6 +89,11 @@ const ac_aapc_t *ac_topo_aapc(ac_topo_comm_t *tc);
 int ac_topo_tokens(ac_topo_comm_t *tc, ac_ts_t ts, const ac_token_t **tok, int *ntok);
 /* Rank me's program under scheme ts (built on first use), NULL when it cannot be built. */
 const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me);
+/* The index of scheme ts in ac_topo_comm_t.prog_agreed. */
+static inline int ac_topo_agreed_slot(ac_ts_t ts) {
+    int b = ts.bs <= 0 ? 0 : ts.bs <= 2 ? 1 : ts.bs <= 4 ? 2 : ts.bs <= 8 ? 3 : 4;
+    return (int)ts.scheme * 5 + b;
+}
 /* The contention-free logical ring of the communicator, NULL on no memory. */
 const int *ac_topo_ring(ac_topo_comm_t *tc);
 

@@ -395,19 +395,6 @@ void ac_trace_log_lines(const char *msg) {
     }
 }
 
-int ac_trace_init(int rank, int nprocs) {
-    ac_trace_cfg_t c;
-    char err[1024];
-    int bad = ac_trace_cfg_parse(&c, getenv("AUTOCOLL_TRACE"), getenv("AUTOCOLL_TRACE_RECORDS"),
-                                 getenv("AUTOCOLL_TRACE_DIR"), err, sizeof err);
-    if (bad && rank == 0) ac_trace_log_lines(err);
-    if (ac_trace_init_cfg(&c, rank, nprocs, err, sizeof err) != 0) {
-        if (rank == 0) ac_trace_log_lines(err);
-        return -1;
-    }
-    return bad && !c.mask ? -1 : 0;
-}
-
 void ac_trace_set_clock(int which, double at, double offset, double residual) {
     if (which < 0 || which > 1) return;
     T.clock[which].at = ac_trace_ns(at);

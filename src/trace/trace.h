@@ -14,7 +14,7 @@
  * hash lookups for the ids of the instance and the call site (ac_trace_ids; a mutex only the
  * first time an instance or site is seen). Memory is the ring
  * (AUTOCOLL_TRACE_RECORDS x 80 bytes) and fixed-capacity string/site tables, allocated once at
- * ac_trace_init; nothing grows afterwards.
+ * ac_trace_init_cfg; nothing grows afterwards.
  *
  * Layer: trace includes only core (src/core/ac.h); it makes no MPI call (the clock estimator
  * takes a ping-pong callback), so everything here is unit-testable without an MPI runtime.
@@ -260,12 +260,10 @@ enum {
 int ac_trace_cfg_parse(ac_trace_cfg_t *c, const char *trace, const char *records, const char *dir,
                        char *err, size_t errlen);
 
-/* Reads the settings from the environment, allocates the ring and tables and sets
- * ac_trace_mask. Problems are logged (ac_log) and leave tracing off; never aborts. rank and
- * nprocs go to the file header. Returns 0, or -1 when tracing stays off because of a problem. */
-int ac_trace_init(int rank, int nprocs);
-/* Same with explicit settings (tests, or settings read elsewhere). The directory must exist and
- * be writable (checked here, so that a bad AUTOCOLL_TRACE_DIR is said at MPI_Init). */
+/* Allocates the ring and tables for the settings c (parsed by ac_trace_cfg_parse from the
+ * library's settings, rank 0's everywhere) and sets ac_trace_mask; rank and nprocs go to the file
+ * header. The directory must exist and be writable (checked here, so that a bad
+ * AUTOCOLL_TRACE_DIR is said at MPI_Init). Returns 0, or -1 with the reason in err. */
 int ac_trace_init_cfg(const ac_trace_cfg_t *c, int rank, int nprocs, char *err, size_t errlen);
 
 /* ac_log of each line of a message made by the functions above. */

@@ -24,9 +24,10 @@
  *   falls back with the restriction's message instead of running another scheme.
  *   topo_aapc_notoken runs the schemes without tokens (nosync, dummy, barrier, bar_none<bs>)
  *   at any p; a token scheme given to it is an invalid value. When a token set cannot be
- *   built within the bound (no memory), the barrier counterpart runs (sender, receiver ->
- *   barrier; partial -> bar_none with the same bs), still contention free, and the job is told
- *   once.
+ *   built within the bound (no memory on some rank: agreed at the scheme's first call on the
+ *   communicator, so that the ranks never run different schemes), the barrier counterpart
+ *   runs (sender, receiver -> barrier; partial -> bar_none with the same bs), still contention
+ *   free, and the job is told once.
  * Cost: L (alpha + n beta) + (L - 1) theta with no contention (gamma = 0); + tokens delta_l
  *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs); dummy:
  *   up to L more block transfers per rank, each inside one switch.
@@ -67,6 +68,20 @@ static ac_ts_t barrier_twin(ac_ts_t ts) {
     return b;
 }
 
+/* This rank's program of scheme ts, or NULL on every rank when some rank could not build its
+ * own (no memory): the first call of a scheme on a communicator agrees on it with one
+ * allreduce, so that the ranks never run different schemes. */
+static const ac_topo_prog_t *agreed_program(ac_topo_comm_t *tc, ac_ts_t ts, const ac_args_t *a) {
+    const ac_topo_prog_t *g = ac_topo_program(tc, ts, a->rank);
+    signed char *st = &tc->prog_agreed[ac_topo_agreed_slot(ts)];
+    if (*st == 0) {
+        int ok = g != NULL;
+        PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, a->comm);
+        *st = ok ? 1 : -1;
+    }
+    return *st > 0 ? g : NULL;
+}
+
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* topo_aapc_notoken: schemes without tokens only (any p) */
     return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
@@ -79,7 +94,7 @@ int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_
     if (!tc || a->comm != ctx->comm || tc->t->nranks != a->size || sync_of(sync, &ts) != 0 ||
         (!tokens && ac_ts_token_kind(ts)))
         return MPI_ERR_ARG;
-    const ac_topo_prog_t *g = ac_topo_program(tc, ts, a->rank);
+    const ac_topo_prog_t *g = agreed_program(tc, ts, a);
     if (!g && ac_ts_token_kind(ts)) {
         char want[64], got[64];
         ac_ts_name(ts, want, sizeof want);
@@ -90,9 +105,9 @@ int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_
                         "alltoall topo_aapc: the token set of %s could not be built (p=%d, no "
                         "memory); running %s",
                         want, a->size, got);
-        g = ac_topo_program(tc, ts, a->rank);
+        g = agreed_program(tc, ts, a);
     }
-    if (!g) return MPI_ERR_NO_MEM;
+    if (!g) return MPI_ERR_NO_MEM; /* on every rank alike */
     const int stag = AC_A2A_SYNC_TAG(a), kind = ac_ts_token_kind(ts);
     const int ntok = g->nphases > 0 ? g->sstart[g->nphases] : 0;
     MPI_Request *treq = malloc(((size_t)ntok + 1) * sizeof *treq);
