@@ -149,6 +149,17 @@ typedef struct {
     ac_inst_t inst;
 } ac_chosen_t;
 
+/* The choice of a settled adaptive key kept with the inputs of its key (src/select/select.h):
+ * its entry (opaque here; NULL: an empty way) and candidate. */
+enum { AC_KEPT_WAYS = 4 };
+typedef struct {
+    void *entry;
+    size_t bytes;
+    MPI_Op op;
+    int root, inplace, commutative, fixed_order, cand, node_aware;
+    unsigned gen;
+} ac_kept_t;
+
 typedef struct ac_ctx {
     MPI_Comm comm; /* private duplicate of the user's communicator */
     int rank, size;
@@ -184,8 +195,12 @@ typedef struct ac_ctx {
 
     /* The last forced or table choice per collective and what it was chosen for: the same
      * inputs (selection size, in-place, commutativity; communicator and settings fixed) give
-     * the same choice (kept and read by src/select/select.c). */
+     * the same choice (kept and read by src/select/select.h). */
     ac_chosen_t chosen[AUTOCOLL_NCOLL];
+    /* The choices of up to AC_KEPT_WAYS settled adaptive keys per collective (select.h),
+     * replaced in turn (kept_next). */
+    ac_kept_t kept[AUTOCOLL_NCOLL][AC_KEPT_WAYS];
+    int kept_next[AUTOCOLL_NCOLL];
 
     /* The switch-tree topology of this communicator and what is derived from it (src/topo/,
      * opaque here); NULL when no valid topology covers its ranks. Freed with topo_free. */

@@ -111,16 +111,22 @@ static int order_sensitive(MPI_Op o, MPI_Datatype t) {
     return 1;
 }
 
+static int predefined_op(MPI_Op o) {
+    static const MPI_Op pre[] = {MPI_SUM,  MPI_MAX,  MPI_MIN, MPI_PROD, MPI_BAND,   MPI_BOR,
+                                 MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+        if (o == pre[i]) return 1;
+    return 0;
+}
+
 void ac_args_finish(ac_args_t *a) {
     /* MPI_IN_PLACE is the send buffer everywhere except scatter, where the root passes it as the
      * receive buffer. For rooted collectives only the root knows: nothing selects on it. */
     a->inplace = a->coll == AUTOCOLL_SCATTER ? a->rbuf == MPI_IN_PLACE : a->sbuf == MPI_IN_PLACE;
     a->commutative = 1;
-    /* The predefined operations are commutative: no call for them. */
+    /* The predefined operations are commutative: no call for them (the common ones first). */
     MPI_Op o = a->op;
-    if (o != MPI_OP_NULL && o != 0 && o != MPI_SUM && o != MPI_MAX && o != MPI_MIN &&
-        o != MPI_PROD && o != MPI_BAND && o != MPI_BOR && o != MPI_BXOR && o != MPI_LAND &&
-        o != MPI_LOR && o != MPI_LXOR && o != MPI_MAXLOC && o != MPI_MINLOC)
+    if (colls[a->coll].reduces && o != MPI_OP_NULL && o != 0 && !predefined_op(o))
         PMPI_Op_commutative(o, &a->commutative);
     a->fixed_order =
         ac_g.set.reproducible && colls[a->coll].reduces && order_sensitive(o, a->rtype);

@@ -17,6 +17,9 @@
 #include "../trace/trace.h"
 
 static AC_TLS int depth;
+/* The context ac_passthrough found for the call it let in (NULL: none yet), for ac_dispatch,
+ * which every wrapper calls right after it on the same thread. */
+static AC_TLS ac_ctx_t *peeked;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 void ac_setup(int collective) {
@@ -52,8 +55,9 @@ int ac_passthrough(MPI_Comm comm, int coll) {
     }
     if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
     int inter = 0;
-    ac_ctx_t *ctx = ac_ctx_peek(comm, &inter); /* remembers the context for ac_dispatch */
+    ac_ctx_t *ctx = ac_ctx_peek(comm, &inter);
     if (inter) return 1;
+    peeked = ctx;
     /* Every call of coll runs the MPI library's algorithm with nothing to record (select.h,
      * ac_sel.native_only): straight to PMPI_<Coll>, once the communicator has its context (made
      * by the first call on every rank, so that autocoll_last_choice answers). Skipping ac_dispatch
@@ -226,8 +230,8 @@ static void trace_note(ac_trace_rec_t *tr, const ac_args_t *a, const ac_inst_t *
  * tr: the trace record to complete, NULL when the call is not traced (a constant in each of the
  * two calls below, so the compiler can drop the tests from the untraced copy). */
 static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace_rec_t *tr) {
-    int err, inter;
-    ac_ctx_t *ctx = ac_ctx_peek(a->ucomm, &inter); /* the per-thread cache answers */
+    int err;
+    ac_ctx_t *ctx = peeked; /* ac_passthrough's */
     depth++;
     if (!ctx) {
         err = ac_ctx_get(a->ucomm, &ctx);
@@ -278,9 +282,10 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
         if (verbose >= 1 && ctx->rank == 0 && !quiet) log_decision(ctx, a, name, ch.src);
     }
     /* The engine's choice carries the clock it read last: the call starts there, unless lines were
-     * logged or the agreement checked since. The call's end is the start of the engine's record. */
-    int timed = ch.tk.entry != NULL || verbose >= 1;
-    double t0 = ch.tk.entry && verbose < 1 && !ac_g.set.check ? ch.tk.t_made
+     * logged or the agreement checked since. The call's end is the start of the engine's record.
+     * A settled key times a sample of its calls only (ac_star_timed); the others read no clock. */
+    int timed = ch.tk.timed || verbose >= 1;
+    double t0 = ch.tk.timed && verbose < 1 && !ac_g.set.check ? ch.tk.t_made
                 : timed                                       ? PMPI_Wtime()
                                                               : 0;
     err = run(a, &ch, ctx);

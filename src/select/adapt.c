@@ -452,9 +452,40 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
     tk->entry = e;
     tk->cand = ac_star_next(&e->star);
     tk->probe = ac_star_probing(&e->star);
-    *out = e->cand[tk->cand];
+    tk->timed = ac_star_timed(&e->star);
+    tk->settled = e->star.stage == AC_STAR_MONITOR && !k.site && !ac_g.set.sites;
+    ac_inst_copy(out, &e->cand[tk->cand]);
     tk->t_made = PMPI_Wtime();
     *(tk->probe ? &e->book_measure : &e->book_monitor) += tk->t_made - t0;
+    return MPI_SUCCESS;
+}
+
+/* A call whose inputs are those of a settled key's choice kept by the context (select.h): the
+ * same key, so its entry is used without the lookup while it still monitors that choice. The
+ * engine's bookkeeping on this path is a few loads and stores, not timed (book_monitor counts
+ * the calls that took the full path). */
+int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k) {
+    ac_entry_t *e = k->entry;
+    if (e->star.stage != AC_STAR_MONITOR || e->star.cur != k->cand) {
+        k->entry = NULL;
+        return ac_select_full(ctx, a, ch);
+    }
+    ac_inst_copy(&ch->inst, &e->cand[k->cand]);
+    ch->src = AC_SRC_ADAPTIVE;
+    ch->node_aware = k->node_aware;
+    ch->forced_unusable = 0;
+    ac_ticket_t *tk = &ch->tk;
+    tk->cand = k->cand;
+    tk->probe = 0;
+    tk->settled = 1;
+    tk->timed = ac_star_timed(&e->star);
+    if (!tk->timed) { /* counted now; nothing to record after the call */
+        ac_star_skip(&e->star);
+        tk->entry = NULL;
+        return MPI_SUCCESS;
+    }
+    tk->entry = e;
+    tk->t_made = PMPI_Wtime();
     return MPI_SUCCESS;
 }
 

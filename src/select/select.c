@@ -144,9 +144,34 @@ static int fall_back(const ac_ctx_t *ctx, const ac_args_t *a, const ac_inst_t *f
     return ac_g.set.on_error == AC_ONERR_ERROR ? MPI_ERR_ARG : MPI_SUCCESS;
 }
 
+/* A settled key's choice: kept by the context (select.h) in the way that holds its entry, else
+ * in an empty way, else in the next way in turn. */
+static void keep_settled(ac_ctx_t *ctx, const ac_args_t *a, const ac_choice_t *ch, unsigned gen) {
+    ac_kept_t *ways = ctx->kept[a->coll], *k = NULL;
+    for (int i = 0; i < AC_KEPT_WAYS && !k; i++)
+        if (ways[i].entry == ch->tk.entry) k = &ways[i];
+    for (int i = 0; i < AC_KEPT_WAYS && !k; i++)
+        if (!ways[i].entry) k = &ways[i];
+    if (!k) {
+        k = &ways[ctx->kept_next[a->coll]];
+        ctx->kept_next[a->coll] = (ctx->kept_next[a->coll] + 1) % AC_KEPT_WAYS;
+    }
+    *k = (ac_kept_t){.entry = ch->tk.entry,
+                     .bytes = a->bytes,
+                     .op = a->op,
+                     .root = a->root,
+                     .inplace = a->inplace,
+                     .commutative = a->commutative,
+                     .fixed_order = a->fixed_order,
+                     .cand = ch->tk.cand,
+                     .node_aware = ch->node_aware,
+                     .gen = gen};
+}
+
 int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
     int c = a->coll;
     ch->tk.entry = NULL;
+    ch->tk.timed = ch->tk.settled = 0;
     ch->node_aware = ch->forced_unusable = 0;
     /* One process, or no data (sizes agree on every rank): one right answer, which the MPI
      * library gives; no key, no probing, no engine state, unless an instance is forced. */
@@ -181,6 +206,7 @@ int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
     ch->node_aware = !(ch->inst.alg->flags & AUTOCOLL_R_NATIVE) && ac_inst_node_aware(&ch->inst);
     /* Forced and table choices (and mode native's) depend only on the inputs above; the engine
      * decides per call. */
+    if (ch->tk.settled) keep_settled(ctx, a, ch, gen);
     kept->valid = ch->src == AC_SRC_FORCED || ch->src == AC_SRC_TABLE ||
                   (ch->src == AC_SRC_NATIVE_DEFAULT && ac_g.set.mode == AC_MODE_NATIVE);
     if (kept->valid) {

@@ -47,6 +47,8 @@ typedef struct ac_ticket {
     void *entry;
     int cand;
     int probe;     /* 1 during a measurement round */
+    int timed;     /* 1 when the engine needs this call's time (ac_star_timed) */
+    int settled;   /* 1 when the key is monitored: its choice can be kept by the context */
     double t_made; /* the clock when the engine had chosen (the end of its own bookkeeping) */
     double t_done; /* the clock when the call ended: set by the caller before ac_select_done */
 } ac_ticket_t;
@@ -101,21 +103,38 @@ extern ac_sel_state_t ac_sel;
 /* The stages of the policy (select.c), behind the per-context cache below. */
 int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
 
+/* The choice of a settled adaptive key kept by the context (adapt.c): the engine's ticket for
+ * this call, or the full selection when the key no longer monitors that choice. */
+int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k);
+
 /* A forced or table choice (or mode native's) is kept per context and collective with what it
  * was chosen for; the same inputs give the same choice (the context's size and layout are fixed,
- * a changed forcing bumps ac_sel.gen), so the per-call path skips the stages. Inline: this is
- * most calls of a program in steady state. */
-static inline int ac_select(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch) {
+ * a changed forcing bumps ac_sel.gen), so the per-call path skips the stages. So are the choices
+ * of the last settled adaptive keys (AC_KEPT_WAYS per collective), with the inputs of their key
+ * (selection size, root, operation, in-place, commutativity, order): the same inputs map to the
+ * same key, so the engine's key lookup is skipped too. A rank that misses where another hits
+ * reaches the same entry through the full path, which for an existing key communicates
+ * nothing: hits need no agreement. Inline: this is most calls of a program in steady state. */
+static inline __attribute__((always_inline)) int ac_select(ac_ctx_t *ctx, const ac_args_t *a,
+                                                           ac_choice_t *ch) {
     const ac_chosen_t *kept = &ctx->chosen[a->coll];
-    if (kept->valid && kept->gen == __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE) &&
-        kept->bytes == a->bytes && kept->inplace == a->inplace &&
+    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
+    if (kept->valid && kept->gen == gen && kept->bytes == a->bytes && kept->inplace == a->inplace &&
         kept->commutative == a->commutative && kept->fixed_order == a->fixed_order) {
         ac_inst_copy(&ch->inst, &kept->inst);
         ch->src = (ac_source_t)kept->src;
         ch->node_aware = kept->node_aware;
         ch->forced_unusable = 0;
         ch->tk.entry = NULL;
+        ch->tk.timed = 0;
         return MPI_SUCCESS;
+    }
+    for (int i = 0; i < AC_KEPT_WAYS; i++) {
+        ac_kept_t *k = &ctx->kept[a->coll][i];
+        if (k->entry && k->bytes == a->bytes && k->root == a->root && k->op == a->op &&
+            k->inplace == a->inplace && k->commutative == a->commutative &&
+            k->fixed_order == a->fixed_order && k->gen == gen)
+            return ac_adapt_kept(ctx, a, ch, k);
     }
     return ac_select_full(ctx, a, ch);
 }

@@ -75,7 +75,7 @@ static int untimed_of_group(const ac_star_t *s, int g, int *plan) {
 static void start_monitor(ac_star_t *s) {
     s->stage = AC_STAR_MONITOR;
     s->delta = 2;
-    s->mon = 0;
+    s->mon = s->nmon = s->tnext = 0;
     s->tot_all = s->tot_last = 0;
 }
 
@@ -318,6 +318,10 @@ int ac_star_probing(const ac_star_t *s) {
 }
 
 int ac_star_record(ac_star_t *s, double t) {
+    if (!ac_star_timed(s)) {
+        ac_star_skip(s);
+        return 0;
+    }
     s->calls++;
     if (s->stage == AC_STAR_MEASURE && s->cfg.race) {
         if (s->rplan[s->pidx] != s->cur) {
@@ -354,10 +358,14 @@ int ac_star_record(ac_star_t *s, double t) {
         }
         return s->pidx == s->nplan;
     }
-    if (s->n == 1) return 0;
+    /* A timed call (above). The next one: the following call within the last ITER calls, else
+     * delta/2 calls on, but not past the start of the last ITER calls. */
+    int last = (s->delta - 1) * s->cfg.iter, step = s->delta / 2 > 1 ? s->delta / 2 : 1;
     s->tot_all += t;
-    if (s->mon >= (s->delta - 1) * s->cfg.iter) s->tot_last += t; /* last ITER calls */
-    s->mon++;                                                     /* on every call */
+    s->nmon++;
+    if (s->mon >= last) s->tot_last += t; /* last ITER calls */
+    s->tnext = s->mon + 1 >= last ? s->mon + 1 : s->mon + step < last ? s->mon + step : last;
+    s->mon++; /* on every call */
     if (s->mon < s->delta * s->cfg.iter) return 0;
     s->buf[0] = to_ns(s->tot_all);
     s->buf[1] = to_ns(s->tot_last);
@@ -419,7 +427,7 @@ void ac_star_decide(ac_star_t *s) {
         settle(s);
         return;
     }
-    double avg_all = per_rank(s, s->buf[0]) / s->mon;
+    double avg_all = per_rank(s, s->buf[0]) / s->nmon;
     double avg_last = per_rank(s, s->buf[1]) / s->cfg.iter;
     int alt = best_timed(s, s->cur);
     double second = alt < 0 ? INFINITY : s->score[alt];
@@ -432,13 +440,13 @@ void ac_star_decide(ac_star_t *s) {
         s->cur = best_timed(s, -1);
         s->switches++;
         s->delta = 2;
-        s->mon = 0;
+        s->mon = s->nmon = s->tnext = 0;
         s->tot_all = s->tot_last = 0;
         settle(s);
         return;
     } else {
         s->delta = 2; /* transient: watch more closely */
     }
-    s->mon = 0;
+    s->mon = s->nmon = s->tnext = 0;
     s->tot_all = s->tot_last = 0;
 }

@@ -32,6 +32,14 @@
  *    times, then the best is kept and monitored as in STAR.
  * Cost: a clearly slower candidate costs one call; one reduction per batch of at least three
  * probes (fewer only at the end).
+ *
+ * Sampled monitoring (beyond STAR, which times every call): a monitoring period still spans
+ * delta x iter calls and its last iter calls are all timed (the "last" average), but before them
+ * only every (delta/2)-th call is timed. The period's average is the mean of its timed calls, an
+ * unbiased estimate of STAR's mean over all of them from at least 2 x iter samples, so decisions
+ * come at the same calls as in STAR while a settled key reads the clock on about 30 of 640
+ * calls at delta = 64 instead of all of them (the clock is the larger part of a settled call's
+ * cost, docs/bench.md).
  */
 #ifndef AC_STAR_H
 #define AC_STAR_H
@@ -73,6 +81,8 @@ typedef struct {
     long long *buf; /* reduction buffer: nplan*iter (measure) or 2 (monitor) nanoseconds */
     int buflen;
     int cur, delta, mon;
+    int nmon;  /* timed calls of the monitoring period (ac_star_timed) */
+    int tnext; /* the next timed call of the period (its mon) */
     double tot_all, tot_last;
     /* Counters for the summary. */
     long calls, probe_calls, switches, decisions;
@@ -104,8 +114,21 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
 void ac_star_free(ac_star_t *s);
 /* Candidate to run for this call. */
 int ac_star_next(const ac_star_t *s);
-/* Local time of the call just run; 1 when the caller must reduce the buffer and decide. */
+/* 1 when the next call must be timed: every call while measuring; while monitoring, the last
+ * cfg.iter calls of each period and every (delta/2)-th call before them (sampled monitoring,
+ * above); never with one candidate. Depends only on the call count: alike on every rank. */
+static inline int ac_star_timed(const ac_star_t *s) {
+    return s->stage == AC_STAR_MEASURE || (s->n > 1 && s->mon == s->tnext);
+}
+/* Local time of the call just run (ignored when ac_star_timed said the call is not timed); 1
+ * when the caller must reduce the buffer and decide. */
 int ac_star_record(ac_star_t *s, double seconds);
+/* A call ac_star_timed said is not timed, counted without its time (the same as ac_star_record
+ * for it, which it may replace; such a call never ends a period). */
+static inline void ac_star_skip(ac_star_t *s) {
+    s->calls++;
+    if (s->stage == AC_STAR_MONITOR && s->n > 1) s->mon++;
+}
 long long *ac_star_buffer(ac_star_t *s, int *len);
 int ac_star_op_max(const ac_star_t *s); /* 1: reduce with MAX, 0: with SUM */
 /* 1 when the next call explores (a candidate other than the best known). */

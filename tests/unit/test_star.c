@@ -168,6 +168,70 @@ static void delta_doubles_to_cap(void **st) {
     world_free(&w);
 }
 
+/* Sampled monitoring (star.h): each period of delta x ITER calls times its last ITER calls and
+ * every (delta/2)-th call before them, the same calls on every rank; the time of any other
+ * call is ignored; decisions come at the same calls as when every call is timed. */
+typedef struct {
+    scen_t sc;
+    long settled; /* the first monitored call */
+    int untimed;  /* calls told not to be timed (that get the huge time below) */
+} samp_t;
+
+static double samp_clock(int c, long call, int rank, void *arg) {
+    samp_t *x = arg;
+    (void)rank;
+    if (x->settled >= 0 && call >= x->settled) {
+        /* Every rank's copy says the same (checked by the caller); an untimed call reports a
+         * time that would force a switch if it were counted. */
+        return x->untimed ? 1000.0 : scen_clock(c, call, rank, &x->sc);
+    }
+    return scen_clock(c, call, rank, &x->sc);
+}
+
+static void sampled_monitoring(void **st) {
+    (void)st;
+    samp_t x = {{{5, 2, 3}, -1, 0, 0, 1}, -1, 0};
+    world_t w;
+    world_init(&w, &basic, 3, NULL);
+    long timed_in_period = 0, period_calls = 0;
+    int periods = 0, delta = 0;
+    for (int i = 0; i < 30 + 20 + 40 + 80 + 160 + 320 + 640 + 640 + 640; i++) {
+        ac_star_t *s0 = &w.s[0];
+        if (x.settled < 0 && s0->stage == AC_STAR_MONITOR) x.settled = i;
+        int t0 = ac_star_timed(s0);
+        for (int r = 1; r < P; r++)
+            assert_int_equal(ac_star_timed(&w.s[r]), t0); /* agreed */
+        if (s0->stage == AC_STAR_MONITOR) {
+            if (period_calls == 0) delta = s0->delta;
+            /* Within the last ITER calls of its period, a call is always timed. */
+            if (period_calls >= (delta - 1) * 10) assert_true(t0);
+            timed_in_period += t0;
+            period_calls++;
+        } else {
+            assert_true(t0); /* measuring: every call */
+        }
+        x.untimed = !t0;
+        long before = s0->decisions;
+        world_call(&w, samp_clock, &x);
+        if (w.s[0].decisions != before && period_calls > 0) {
+            /* A period ended: delta x ITER calls; timed: every (delta/2)-th of the first
+             * (delta - 1) x ITER, and the last ITER (all 20 at delta = 2, 30 at 32 and 64). */
+            long step = delta / 2 > 1 ? delta / 2 : 1, early = (delta - 1) * 10;
+            assert_int_equal(period_calls, delta * 10);
+            assert_int_equal(timed_in_period, (early + step - 1) / step + 10);
+            assert_true(timed_in_period <= 30);
+            periods++;
+            timed_in_period = period_calls = 0;
+        }
+    }
+    assert_true(x.settled > 0);
+    assert_int_equal(w.s[0].cur, 1);
+    assert_int_equal(w.s[0].switches, 0); /* the huge untimed times were not counted */
+    assert_int_equal(w.s[0].delta, 64);
+    assert_int_equal(periods, 8); /* the same periods as timing every call: 20 .. 640 calls */
+    world_free(&w);
+}
+
 static void grouping_needs_fewer_probes(void **st) {
     (void)st;
     /* 12 candidates in 4 groups of 3; the best (0.9) is in group 2. */
@@ -635,6 +699,7 @@ int main(void) {
         cmocka_unit_test(switches_after_sustained_change),
         cmocka_unit_test(transient_spike_does_not_switch),
         cmocka_unit_test(delta_doubles_to_cap),
+        cmocka_unit_test(sampled_monitoring),
         cmocka_unit_test(grouping_needs_fewer_probes),
         cmocka_unit_test(margin_covers_close_groups),
         cmocka_unit_test(switch_into_group_probes_its_members),
