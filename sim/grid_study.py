@@ -62,7 +62,7 @@ def loaded_at(eps, t):
 
 def run_one(build, out, plat, variant):
     csv = os.path.join(out, f"{plat}_{variant}.csv")
-    env = dict(os.environ, AUTOCOLL_GRID_CLUSTERS=MAP, AUTOCOLL_VERBOSE="1")
+    env = dict(os.environ, AUTOCOLL_GRID_CLUSTERS=MAP, AUTOCOLL_VERBOSE="1", AUTOCOLL_SA_BUDGET="evals")
     sel = "ompi"
     if variant in ("ompi", "mpich"):
         sel, env["AUTOCOLL_BCAST"] = variant, "native"
