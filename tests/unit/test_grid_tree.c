@@ -1493,6 +1493,24 @@ static void test_grid_settings(void **state) {
     assert_int_equal(s.sa_delta_ms, 1);
     assert_int_equal(s.sa_budget_evals, 1);
     assert_true(s.probe_period == 60);
+    assert_string_equal(s.grid_tree_dir, "");
+    /* AUTOCOLL_GRID_TREE_DIR: kept as given; a value too long: a message, no folder */
+    ac_settings_parse(&s, "AUTOCOLL_GRID_TREE_DIR=/tmp/grid trees\n", err, sizeof err);
+    assert_string_equal(err, "");
+    assert_string_equal(s.grid_tree_dir, "/tmp/grid trees");
+    {
+        char block[1024] = "AUTOCOLL_GRID_TREE_DIR=/";
+        memset(block + strlen(block), 'd', 600);
+        strcat(block, "\n");
+        ac_settings_parse(&s, block, err, sizeof err);
+        assert_non_null(strstr(err, "AUTOCOLL_GRID_TREE_DIR=/ddd"));
+        assert_non_null(strstr(err, "value too long, ignored"));
+        assert_string_equal(s.grid_tree_dir, "");
+    }
+    ac_settings_parse(&s,
+                      "AUTOCOLL_GRID_CLUSTERS=map:0.0,0.0,1.2,1.2,1.3\nAUTOCOLL_POOL_PCTS=20,70\n"
+                      "AUTOCOLL_SA_DELTA=ms\nAUTOCOLL_SA_BUDGET=evals\nAUTOCOLL_PROBE_PERIOD=60\n",
+                      err, sizeof err);
     ac_g.set = s;
     assert_int_equal(ac_grid_nclusters(5, 1), 3);
     assert_int_equal(ac_grid_nclusters(4, 2), 0); /* the map is for 5 ranks */
