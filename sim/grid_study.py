@@ -13,6 +13,9 @@ the profile is active at its start; improvement = 100 (T_g2 - T_x) / T_g2; min/m
 loaded and unloaded calls), writes grid-study.csv (every variant side by side) and, when
 gnuplot is found, grid-study.png (per-call completion times on the loaded platform).
 
+The advisor's budget is counted in evaluations (AUTOCOLL_SA_BUDGET=evals, bit-exact reruns) unless
+AUTOCOLL_SA_BUDGET is set in the environment.
+
 usage: sim/grid_study.py [--build DIR] [--variants a,b,...] [--platforms a,b] [--jobs N]
                          [--report-only]
 """
@@ -62,7 +65,9 @@ def loaded_at(eps, t):
 
 def run_one(build, out, plat, variant):
     csv = os.path.join(out, f"{plat}_{variant}.csv")
-    env = dict(os.environ, AUTOCOLL_GRID_CLUSTERS=MAP, AUTOCOLL_VERBOSE="1")
+    # the advisor's budget in evaluations (bit-exact reruns) unless AUTOCOLL_SA_BUDGET says
+    env = dict(os.environ, AUTOCOLL_GRID_CLUSTERS=MAP, AUTOCOLL_VERBOSE="1",
+               AUTOCOLL_SA_BUDGET=os.environ.get("AUTOCOLL_SA_BUDGET", "evals"))
     sel = "ompi"
     if variant in ("ompi", "mpich"):
         sel, env["AUTOCOLL_BCAST"] = variant, "native"

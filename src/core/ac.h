@@ -278,6 +278,8 @@ typedef struct {
     int pack_max;        /* AUTOCOLL_BCAST_PACK_MAX (65536) */
     int grid_random;     /* AUTOCOLL_GRID_RANDOM_TREES: test aid, a random tree per call (0) */
     int prepost;         /* AUTOCOLL_PREPOST: receive pre-posting (0; docs/prepost.md) */
+    /* AUTOCOLL_GRID_TREE_DIR: folder of the grid advisor's trees ("" none) */
+    char grid_tree_dir[512];
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -298,6 +298,12 @@ static int grid_setting(ac_settings_t *s, const char *key, const char *val, ac_e
         else
             ac_errs_add(err, "AUTOCOLL_SA_BUDGET='%.200s': expected time or evals; using time\n",
                         val);
+    } else if (!strcmp(key, "GRID_TREE_DIR")) {
+        /* used by the root of a grid_adaptive broadcast (src/coll/bcast/grid_state.c) */
+        if (strlen(val) >= sizeof s->grid_tree_dir)
+            ac_errs_add(err, "AUTOCOLL_GRID_TREE_DIR: path too long; trees are not written\n");
+        else
+            strcpy(s->grid_tree_dir, val);
     } else if (!strcmp(key, "ADV_GAPMODEL")) {
         if (!strcmp(val, "linear") || !strcmp(val, "log"))
             s->adv_gaplog = !strcmp(val, "log");

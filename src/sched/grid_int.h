@@ -15,7 +15,7 @@ struct ac_grid_search {
     int *cur, *nw, *best, *tmp, *path; /* n each: basicSA trees and scratch */
     char *mark;                        /* n: subtree marks of a transform */
     int bmode;                         /* budget clock of the running driverSA call */
-    double t0;
+    double t0, bamount, bcap;
     long e0;
 };
 

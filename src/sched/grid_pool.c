@@ -242,6 +242,12 @@ static double driver_on(ac_grid_search_t *s, const int *set, int k, int root, ac
         free(buf);
         return INFINITY;
     }
+    if (s->opt.evals_per_node) { /* node-evaluations: k per evaluation of this sub-problem */
+        if (bud.mode == AC_GRID_BUDGET_EVALS) bud.amount = floor(bud.amount / k);
+        /* a cap stays a cap (at least 1 evaluation): 0 would mean none, and a stopped clock
+         * would then never end the search */
+        if (bud.mode == AC_GRID_BUDGET_TIME && bud.cap > 0) bud.cap = fmax(1.0, floor(bud.cap / k));
+    }
     c->rng = s->rng; /* one random stream through the whole search */
     cost = ac_grid_driver_sa(c, root >= 0 ? in_set(set, k, root) : -1, bud, par);
     s->rng = c->rng;
@@ -351,6 +357,7 @@ double ac_grid_clustered_sa(ac_grid_search_t *s, int root, ac_grid_budget_t budg
     if (budget.mode != AC_GRID_BUDGET_NONE) {
         long calls = dry(&s->M, &s->opt, set, n, root, 0);
         per.amount = budget.amount / (double)(calls > 0 ? calls : 1);
+        per.cap = budget.cap / (double)(calls > 0 ? calls : 1);
     }
     double c = csa(s, set, n, root, per, parent, 0);
     free(set);

@@ -154,7 +154,14 @@ static double now_s(void) {
 
 /* Budget clock of the current driverSA call: seconds or evaluations since its start. */
 static double elapsed(const ac_grid_search_t *s) {
-    if (s->bmode == AC_GRID_BUDGET_TIME) return now_s() - s->t0;
+    if (s->bmode == AC_GRID_BUDGET_TIME) {
+        double t = now_s() - s->t0;
+        if (s->bcap > 0) {
+            double e = (double)(s->st.evals - s->e0) * s->bamount / s->bcap;
+            if (e > t) t = e;
+        }
+        return t;
+    }
     return (double)(s->st.evals - s->e0);
 }
 
@@ -270,6 +277,8 @@ double ac_grid_driver_sa(ac_grid_search_t *s, int root, ac_grid_budget_t budget,
         return 0.0;
     }
     s->bmode = budget.mode;
+    s->bamount = budget.amount;
+    s->bcap = budget.mode == AC_GRID_BUDGET_TIME ? budget.cap : 0;
     s->t0 = now_s();
     s->e0 = s->st.evals;
     int timed = budget.mode != AC_GRID_BUDGET_NONE;

@@ -92,6 +92,10 @@ enum { AC_GRID_MAX_PCTS = 8, AC_GRID_GOOD_CAP = 64, AC_GRID_MAX_LEVELS = 4 };
 typedef struct {
     int mode;
     double amount; /* seconds (TIME) or evaluations (EVALS) */
+    /* TIME only, optional (0: none): evaluations that use up the whole budget even if the clock
+     * has not moved (the budget clock is the larger of the time and the evaluation share), so
+     * that a timed search ends even where the clock stands still (simulated time). */
+    double cap;
 } ac_grid_budget_t;
 
 /* Phases reported to the progress hook. */
@@ -114,6 +118,10 @@ typedef struct {
      * Not owned. */
     const int *groups[AC_GRID_MAX_LEVELS];
     int ngroups;
+    /* clusteredSA only: EVALS budgets and TIME caps count node-evaluations (an evaluation of a
+     * k-node tree counts k), as the assumed rate of spec 16.4 is per evaluation per node; a
+     * driverSA call over k nodes then gets amount / k evaluations. 0: plain evaluations. */
+    int evals_per_node;
     /* Optional: called after every basicSA run of driverSA with the phase, the elapsed budget
      * (seconds or evaluations) and the best cost of this driverSA call so far. */
     void (*progress)(void *arg, int phase, double elapsed, double best);

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "core/ac.h"
@@ -484,7 +485,7 @@ static void test_driver_fixed_counts(void **state) {
     ac_grid_opts_default(&opt);
     ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
     int par[7];
-    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0};
+    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0, 0};
     ac_grid_driver_sa(s, 2, none, par);
     assert_int_equal(ac_grid_search_stats(s)->basic_runs, 50 + 25); /* acceptance 4 */
     assert_int_equal(ac_grid_search_stats(s)->driver_calls, 1);
@@ -506,7 +507,7 @@ static void test_driver_optimum(void **state) {
         opt.seed = 11 + rep;
         ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
         int par[6];
-        ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0};
+        ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0, 0};
         double c = ac_grid_driver_sa(s, rep % 6, none, par);
         assert_tree(6, par, rep % 6);
         assert_true(c >= opt_c * (1 - 1e-12));
@@ -559,7 +560,7 @@ static void test_driver_reproducible(void **state) {
     ac_grid_opts_t opt;
     ac_grid_opts_default(&opt);
     opt.seed = 42;
-    ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 40000};
+    ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 40000, 0};
     int p1[20], p2[20];
     ac_grid_search_t *s1 = ac_grid_search_new(&I.M, &opt), *s2 = ac_grid_search_new(&I.M, &opt);
     double c1 = ac_grid_driver_sa(s1, 5, b, p1), c2 = ac_grid_driver_sa(s2, 5, b, p2);
@@ -620,7 +621,7 @@ static long fig3(int mode, double amount, int strict) {
     opt.strict = strict;
     ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
     int par[32];
-    ac_grid_budget_t b = {mode, amount};
+    ac_grid_budget_t b = {mode, amount, 0};
     double c = ac_grid_driver_sa(s, 0, b, par);
     assert_tree(32, par, 0);
     assert_int_equal(tr.nonmono, 0);
@@ -647,6 +648,148 @@ static void test_driver_timed_fig3(void **state) {
         print_message("budget %.0f evaluations: plain %ld, strict %ld\n", b, plain, strict);
     }
     assert_true(shorter > 0);
+}
+
+/* AUTOCOLL_SA_BUDGET=time and =evals as the advisor runs them (grid_state.c search_bucket):
+ * clusteredSA over 64 nodes in 8 clusters of 8 at 4 sites (the declared groups: 13 driverSA
+ * calls), with evals_per_node. */
+typedef struct {
+    inst_t I;
+    int cl[64], si[64];
+    ac_grid_opts_t opt;
+} grid64_t;
+
+static void grid64_init(grid64_t *G) {
+    inst_alloc(&G->I, 64, 1 << 20);
+    for (int u = 0; u < 64; u++) {
+        G->cl[u] = u / 8;
+        G->si[u] = u / 16;
+        G->I.o[u] = 1e-5;
+        for (int v = 0; v < 64; v++) {
+            int same = u / 8 == v / 8;
+            G->I.L[u * 64 + v] = u == v ? 0 : same ? 1e-4 : 1e-2;
+            G->I.B[u * 64 + v] =
+                same ? 12.5e6 : (2.0 + (double)((u / 8 * 5 + v / 8 * 3) % 8)) * 1e6;
+        }
+    }
+    ac_grid_opts_default(&G->opt);
+    G->opt.groups[0] = G->cl;
+    G->opt.groups[1] = G->si;
+    G->opt.ngroups = 2;
+    G->opt.evals_per_node = 1;
+}
+
+static double wall_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One clusteredSA search of G from root 3: wall seconds, tree checked, stats copied out. */
+static double grid64_run(grid64_t *G, ac_grid_budget_t b, int *par, ac_grid_stats_t *st) {
+    ac_grid_search_t *s = ac_grid_search_new(&G->I.M, &G->opt);
+    assert_non_null(s);
+    double t0 = wall_now();
+    ac_grid_clustered_sa(s, 3, b, par);
+    double w = wall_now() - t0;
+    assert_tree(64, par, 3);
+    *st = *ac_grid_search_stats(s);
+    ac_grid_search_free(s);
+    return w;
+}
+
+/* AUTOCOLL_SA_BUDGET=time: a wall-clock budget ends the search within its time (one basicSA
+ * run late at most per driverSA call), and its evaluation cap ends it where the clock does not
+ * reach the budget (a clock standing still under simulation: here a budget of 30 s that the
+ * cap must cut short). */
+static void test_time_budget_ends(void **state) {
+    (void)state;
+    /* driverSA, 2 s capped at 20,000 evaluations (about 0.03 s of work): the budget clock
+     * reaches the cap first; the search stops at most one basicSA run (<= 1,681 evaluations)
+     * later. */
+    inst_t I;
+    inst_alloc(&I, 32, 1e6);
+    for (int u = 0; u < 32; u++) {
+        I.o[u] = 1e-5;
+        for (int v = 0; v < 32; v++) {
+            I.L[u * 32 + v] = u == v ? 0 : 1e-3;
+            I.B[u * 32 + v] = (1.0 + (double)((u * 7 + v * 13) % 10)) * 125000.0;
+        }
+    }
+    ac_grid_opts_t opt;
+    ac_grid_opts_default(&opt);
+    ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
+    int par[64];
+    ac_grid_budget_t b = {AC_GRID_BUDGET_TIME, 2.0, 20000};
+    double t0 = wall_now();
+    ac_grid_driver_sa(s, 0, b, par);
+    double wall = wall_now() - t0;
+    long evals = ac_grid_search_stats(s)->evals;
+    print_message("driverSA, 2 s capped at 20000 evaluations: %ld evaluations, %.3f s\n", evals,
+                  wall);
+    assert_tree(32, par, 0);
+    assert_true(evals >= 20000 && evals <= 20000 + 1681);
+    assert_true(wall < 1.0);
+    ac_grid_search_free(s);
+    inst_free(&I);
+
+    grid64_t G;
+    grid64_init(&G);
+    ac_grid_stats_t st;
+    assert_int_equal(ac_grid_clustered_calls(&G.I.M, &G.opt, 3), 13);
+    /* Wall clock alone: 0.25 s ends within 2 x its time and uses at least half of it (each
+     * driverSA call refines until its share is spent). */
+    ac_grid_budget_t bt = {AC_GRID_BUDGET_TIME, 0.25, 0};
+    wall = grid64_run(&G, bt, par, &st);
+    print_message("clusteredSA, 0.25 s: %.3f s, %ld basicSA runs in %ld driverSA calls\n", wall,
+                  st.basic_runs, st.driver_calls);
+    assert_true(wall >= 0.5 * 0.25 && wall <= 2 * 0.25);
+    assert_int_equal(st.driver_calls, 13);
+    /* The cap ends a budget the clock does not reach: 30 s capped at 200,000 node-evaluations
+     * (13 driverSA calls of 2 to 8 nodes: at most 200,000 / 13 / 2 + 1,681 evaluations each). */
+    ac_grid_budget_t bc = {AC_GRID_BUDGET_TIME, 30.0, 200000};
+    wall = grid64_run(&G, bc, par, &st);
+    print_message("clusteredSA, 30 s capped at 200000 node-evaluations: %.3f s, %ld evaluations\n",
+                  wall, st.evals);
+    assert_true(wall < 3.0);
+    assert_true(st.evals <= 13 * (200000 / 13 / 2 + 1681) + 100);
+    /* A cap smaller than one evaluation per call and node stays a cap (at least 1 evaluation
+     * per driverSA call, so one basicSA run each): it does not turn into "no cap". */
+    ac_grid_budget_t bs = {AC_GRID_BUDGET_TIME, 30.0, 5};
+    wall = grid64_run(&G, bs, par, &st);
+    assert_true(wall < 3.0);
+    assert_int_equal(st.basic_runs, 13);
+    inst_free(&G.I);
+}
+
+/* AUTOCOLL_SA_BUDGET=evals: node-evaluations, bit-exact across reruns (tree, cost and
+ * counters), and the evaluation count follows the node-evaluation budget (an 8-node driverSA
+ * call gets an eighth of its share in evaluations). */
+static void test_evals_budget_bitexact(void **state) {
+    (void)state;
+    grid64_t G;
+    grid64_init(&G);
+    G.opt.seed = 77;
+    ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 1.3e6, 0};
+    int p1[64], p2[64];
+    ac_grid_stats_t s1, s2;
+    grid64_run(&G, b, p1, &s1);
+    grid64_run(&G, b, p2, &s2);
+    assert_memory_equal(p1, p2, sizeof p1);
+    assert_int_equal(s1.evals, s2.evals);
+    assert_int_equal(s1.basic_runs, s2.basic_runs);
+    /* 100,000 node-evaluations per call: 8 clusters x 12,500 evaluations of 8 nodes, 4 site
+     * pairs x 50,000 of 2 nodes, one call of 4 site roots x 25,000; each call ends at most
+     * one basicSA run late (<= 1,681), plus the grafted trees' evaluations (5). */
+    long want = 8 * 12500 + 4 * 50000 + 25000;
+    print_message("evals budget 1.3e6 node-evaluations: %ld evaluations (want %ld + <= 13 runs)\n",
+                  s1.evals, want);
+    assert_true(s1.evals >= want && s1.evals <= want + 13 * 1681 + 5);
+    /* another seed searches differently */
+    G.opt.seed = 78;
+    grid64_run(&G, b, p2, &s2);
+    assert_true(s2.evals != s1.evals || memcmp(p1, p2, sizeof p1) != 0);
+    inst_free(&G.I);
 }
 
 /* ------------------------------------------------------------------ clusteredSA */
@@ -695,7 +838,7 @@ static void test_clustered_two_clusters(void **state) {
     assert_int_equal(ac_grid_clustered_calls(&I.M, &opt, 1), 3);
     ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
     int par[6];
-    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0};
+    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0, 0};
     double c = ac_grid_clustered_sa(s, 1, none, par);
     assert_int_equal(ac_grid_search_stats(s)->driver_calls, 3);
     assert_tree(6, par, 1);
@@ -739,7 +882,7 @@ static void test_clustered_table1(void **state) {
     assert_int_equal(ac_grid_clustered_calls(&I.M, &opt, 0), 4);
     ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
     int par[8];
-    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0};
+    ac_grid_budget_t none = {AC_GRID_BUDGET_NONE, 0, 0};
     ac_grid_clustered_sa(s, 0, none, par);
     assert_int_equal(ac_grid_search_stats(s)->driver_calls, 4);
     assert_int_equal(ac_grid_search_stats(s)->basic_runs, 4 * 75);
@@ -788,7 +931,7 @@ static void test_clustered_64(void **state) {
             ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
             int par[64];
             long calls = ac_grid_clustered_calls(&I.M, &opt, root);
-            ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 2000.0 * (double)calls};
+            ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 2000.0 * (double)calls, 0};
             double c = ac_grid_clustered_sa(s, root, b, par);
             assert_tree(64, par, root);
             char err[128];
@@ -825,7 +968,7 @@ static void test_clustered_groups(void **state) {
         assert_int_equal(ac_grid_clustered_calls(&I.M, &opt, root), 13);
         ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
         int par[64];
-        ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 2000.0 * 13};
+        ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 2000.0 * 13, 0};
         double c = ac_grid_clustered_sa(s, root, b, par);
         assert_tree(64, par, root);
         assert_true(isfinite(c) && c > 0);
@@ -1084,7 +1227,7 @@ static void test_tree_store(void **state) {
     ac_grid_opts_default(&opt);
     ac_grid_search_t *s = ac_grid_search_new(&I.M, &opt);
     int par[9];
-    ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 20000};
+    ac_grid_budget_t b = {AC_GRID_BUDGET_EVALS, 20000, 0};
     double c = ac_grid_clustered_sa(s, 4, b, par);
     ac_grid_key_t key = {4, 9, 16, 0xabcdef0123456789ull};
     /* nothing stored yet */
@@ -1350,6 +1493,24 @@ static void test_grid_settings(void **state) {
     assert_int_equal(s.sa_delta_ms, 1);
     assert_int_equal(s.sa_budget_evals, 1);
     assert_true(s.probe_period == 60);
+    assert_string_equal(s.grid_tree_dir, "");
+    /* AUTOCOLL_GRID_TREE_DIR: kept as given; a value too long: a message, no folder */
+    ac_settings_parse(&s, "AUTOCOLL_GRID_TREE_DIR=/tmp/grid trees\n", err, sizeof err);
+    assert_string_equal(err, "");
+    assert_string_equal(s.grid_tree_dir, "/tmp/grid trees");
+    {
+        char block[1024] = "AUTOCOLL_GRID_TREE_DIR=/";
+        memset(block + strlen(block), 'd', 600);
+        strcat(block, "\n");
+        ac_settings_parse(&s, block, err, sizeof err);
+        assert_non_null(strstr(err, "AUTOCOLL_GRID_TREE_DIR=/ddd"));
+        assert_non_null(strstr(err, "value too long, ignored"));
+        assert_string_equal(s.grid_tree_dir, "");
+    }
+    ac_settings_parse(&s,
+                      "AUTOCOLL_GRID_CLUSTERS=map:0.0,0.0,1.2,1.2,1.3\nAUTOCOLL_POOL_PCTS=20,70\n"
+                      "AUTOCOLL_SA_DELTA=ms\nAUTOCOLL_SA_BUDGET=evals\nAUTOCOLL_PROBE_PERIOD=60\n",
+                      err, sizeof err);
     ac_g.set = s;
     assert_int_equal(ac_grid_nclusters(5, 1), 3);
     assert_int_equal(ac_grid_nclusters(4, 2), 0); /* the map is for 5 ranks */
@@ -1412,6 +1573,8 @@ int main(void) {
         cmocka_unit_test(test_g2_tree),
         cmocka_unit_test(test_greedy_tree),
         cmocka_unit_test(test_grid_settings),
+        cmocka_unit_test(test_time_budget_ends),
+        cmocka_unit_test(test_evals_budget_bitexact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@ enum { AC_GRID_NB = 48, AC_GRID_HIST = 64 };
 typedef struct {
     ac_grid_tree_t t;
     int valid, searched; /* a tree is held; a search ran at `version` */
+    int looked;          /* AUTOCOLL_GRID_TREE_DIR was looked at for this slot */
     long version;        /* matrix version the tree was judged on */
     double cost;         /* model cost at that version */
 } ac_grid_slot_t;
@@ -37,6 +38,11 @@ typedef struct ac_grid_comm {
     double adv_cpu; /* advisor CPU seconds spent (root side) */
     long adv_runs;  /* searches run */
     long probes;    /* sweeps run */
+    /* AUTOCOLL_GRID_TREE_DIR: file key of this communicator (its context's creation number at
+     * the root), trees written and read, files refused, 1 after a failed write (no more). */
+    uint64_t comm_id;
+    long trees_written, trees_read, trees_refused;
+    int store_off;
 } ac_grid_comm_t;
 
 /* The state of ctx, made on first use and kept in ctx->grid (freed with the context: when the

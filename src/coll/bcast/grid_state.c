@@ -48,6 +48,9 @@ static void comm_free(void *state) {
                "broadcast)\n",
                g->calls, g->probes, g->adv_runs, g->adv_cpu,
                g->calls ? g->adv_cpu / (double)g->calls : 0.0);
+    if (ac_g.set.verbose >= 1 && ac_g.set.grid_tree_dir[0] && g->adv_runs)
+        ac_log("grid: trees in %s: %ld written, %ld read, %ld refused\n", ac_g.set.grid_tree_dir,
+               g->trees_written, g->trees_read, g->trees_refused);
     free(g->site);
     free(g->cluster);
     free(g->rep);
@@ -74,6 +77,7 @@ ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
     ac_grid_comm_t *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->p = p;
+    g->comm_id = (uint64_t)ctx->id;
     g->g2_root = -1;
     g->slot_root = -1;
     g->site = malloc((size_t)p * sizeof(int));
@@ -350,6 +354,54 @@ static double cpu_now(void) {
            (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
 }
 
+/* AUTOCOLL_GRID_TREE_DIR (spec 10.4): the tree of a slot is written to the folder after every
+ * search of its bucket (ac_grid_store_write: one file per communicator, size, root and bucket,
+ * replaced atomically), and a slot that holds no tree takes the folder's file for its key, if
+ * there is one, before its first search, where the replacement rule judges it on the current
+ * matrices like any stored tree. Only the root reads and writes (it alone searches; the tree
+ * travels with the data), so the files cannot make ranks disagree. A file that is not a
+ * spanning tree of this communicator rooted at the root is refused with "path:line: reason". */
+static void slot_load(ac_grid_comm_t *g, ac_grid_slot_t *s, int root, int b) {
+    const char *dir = ac_g.set.grid_tree_dir;
+    if (!dir[0] || s->valid || s->looked) return;
+    s->looked = 1;
+    ac_grid_key_t key = {root, g->p, b, g->comm_id};
+    ac_grid_meta_t meta;
+    ac_grid_tree_t t;
+    char err[512];
+    int rc = ac_grid_store_read(dir, &key, &meta, &t, err, sizeof err);
+    if (rc == 1) return; /* no file */
+    if (rc < 0) {
+        g->trees_refused++;
+        ac_log("grid_adaptive: AUTOCOLL_GRID_TREE_DIR: %s; tree not used\n", err);
+        return;
+    }
+    s->t = t; /* a spanning tree of ranks 0..p-1 rooted at root: the reader checked the key */
+    s->valid = 1;
+    s->version = 0; /* judged at the search that follows */
+    s->cost = meta.cost;
+    g->trees_read++;
+    if (ac_g.set.verbose >= 2)
+        ac_log("grid_adaptive: root %d bucket %d: stored tree read from %s (matrix version %ld)\n",
+               root, b, dir, meta.matrix_version);
+}
+
+static void slot_save(ac_grid_comm_t *g, const ac_grid_slot_t *s, int root, int b) {
+    const char *dir = ac_g.set.grid_tree_dir;
+    if (!dir[0] || !s->valid || g->store_off) return;
+    ac_grid_key_t key = {root, g->p, b, g->comm_id};
+    ac_grid_meta_t meta = {s->version, PMPI_Wtime(), s->cost};
+    char err[512];
+    if (ac_grid_store_write(dir, &key, &meta, &s->t, err, sizeof err) == 0) {
+        g->trees_written++;
+        return;
+    }
+    g->store_off = 1;
+    ac_log("grid_adaptive: AUTOCOLL_GRID_TREE_DIR: %s; no more trees written for this "
+           "communicator\n",
+           err);
+}
+
 /* Search bucket b with `seconds` of budget; keep the cheapest of stored, new and G2. */
 static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     const ac_settings_t *st = &ac_g.set;
@@ -368,13 +420,23 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     opt.groups[0] = g->cluster; /* clusters, then sites: one edge into each (grid_pool.c) */
     opt.groups[1] = g->site;
     opt.ngroups = 2;
-    /* The time budget is converted into cost evaluations at the assumed rate of spec 16.4
-     * (2 us per evaluation per rank, above the measured 0.05 us per rank), whatever
-     * AUTOCOLL_SA_BUDGET says: the search then always ends within its time, reruns are
-     * bit-exact, and under SMPI without simulated computation (where clocks stand still during
-     * the search) it still ends. */
-    ac_grid_budget_t bud = {AC_GRID_BUDGET_EVALS, floor(seconds / (2e-6 * g->p))};
-    if (bud.amount < 1) return;
+    /* AUTOCOLL_SA_BUDGET=time (default): wall-clock seconds (MPI_Wtime's clock under SMPI),
+     * capped at one node-evaluation per 0.02 us (2.5 x faster than the measured 0.045-0.058 us
+     * per node of an evaluation, so the clock ends the search wherever it moves): only a clock
+     * that stands still (SMPI without simulated computation) reaches the cap, and the search
+     * still ends, after about 2.5 x its budget of real time. =evals: node-evaluations at the
+     * assumed rate of spec 16.4, 2 us per evaluation per node (an evaluation of a k-node
+     * sub-problem counts k): bit-exact reruns. Only the root searches and the tree travels with
+     * the data, so a clock-dependent result never has to agree between ranks. */
+    opt.evals_per_node = 1;
+    ac_grid_budget_t bud = {AC_GRID_BUDGET_EVALS, floor(seconds / 2e-6), 0};
+    if (!st->sa_budget_evals) {
+        bud.mode = AC_GRID_BUDGET_TIME;
+        bud.amount = seconds;
+        bud.cap = fmax(1.0, floor(seconds / 2e-8)); /* never 0, which would mean no cap */
+    }
+    if (bud.amount <= 0 || (bud.mode == AC_GRID_BUDGET_EVALS && bud.amount < 1)) return;
+    slot_load(g, s, root, b);
     int p = g->p;
     int *par = malloc((size_t)p * sizeof *par);
     ac_grid_eval_t *e = ac_grid_eval_new(p);
@@ -394,6 +456,7 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     }
     s->searched = 1;
     g->adv_runs++;
+    slot_save(g, s, root, b);
     if (ac_g.set.verbose >= 2)
         ac_log("grid_adaptive: root %d bucket %d matrices v%ld: tree cost %.3g s (search %.3g, "
                "stored %.3g, g2 %.3g)\n",
