@@ -19,11 +19,13 @@
  *   dummy travels on the data tag: both ends post their operations in phase order, so a dummy
  *   and a real message between the same two ranks match in order. It lands in a scratch block.
  *   Two registry lines share this body. topo_aapc runs every scheme and carries
- *   AUTOCOLL_R_AAPC_TOKENS: token sets need O(N^2/8) bytes for N = p(p-1) messages and are
- *   derived only up to p = 256, so above that it is never a candidate, and a forced instance
- *   falls back with the restriction's message instead of running another scheme.
- *   topo_aapc_notoken runs the schemes without tokens (nosync, dummy, barrier, bar_none<bs>)
- *   at any p; a token scheme given to it is an invalid value. When a token set cannot be
+ *   AUTOCOLL_R_AAPC_TOKENS: token sets are reduced (O(N^2/8) bytes for N = p(p-1) messages)
+ *   up to p = 256 and derived without the reduction above (O(sum of path lengths) memory,
+ *   more tokens; src/topo/aapc.h), but the registry line still limits topo_aapc to p <= 256,
+ *   so above that it is never a candidate, and a forced instance falls back with the
+ *   restriction's message instead of running another scheme. topo_aapc_notoken runs the
+ *   schemes without tokens (nosync, dummy, barrier, bar_none<bs>) at any p; a token scheme
+ *   given to it is an invalid value (told apart by name, not by the restriction). When a token set cannot be
  *   built within the bound (no memory on some rank: agreed at the scheme's first call on the
  *   communicator, so that the ranks never run different schemes), the barrier counterpart
  *   runs (sender, receiver -> barrier; partial -> bar_none with the same bs), still contention
@@ -83,9 +85,9 @@ static const ac_topo_prog_t *agreed_program(ac_topo_comm_t *tc, ac_ts_t ts, cons
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    /* topo_aapc_notoken: schemes without tokens only (any p) */
+    /* topo_aapc_notoken: schemes without tokens only */
     return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
-                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
+                              strcmp(in->alg->name, "topo_aapc_notoken") != 0, ctx);
 }
 
 int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {
