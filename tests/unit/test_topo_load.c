@@ -244,9 +244,9 @@ static void test_programs(void **state) {
  * Partial schemes send and await in different orders on such trees (counted, must occur). */
 /* Token sets are reduced up to AC_AAPC_TOKEN_MAX_P ranks (derived unreduced above); the
  * registry declares the same bound
- * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc, so above it topo_aapc is never a candidate and a
- * forced one falls back with the restriction's reason, while topo_aapc_notoken stays
- * applicable. */
+ * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc and allreduce topo_rab2_token, so above it they are never
+ * candidates and a forced one falls back with the restriction's reason, while
+ * topo_aapc_notoken and topo_rab2 (the schemes without tokens) stay applicable. */
 static void test_token_bound(void **state) {
     (void)state;
     assert_int_equal(AC_AAPC_TOKEN_MAX_P, AUTOCOLL_AAPC_TOKEN_MAX_P);
@@ -292,6 +292,27 @@ static void test_token_bound(void **state) {
                 }
             }
             if (!strcmp(info.name, "topo_aapc_notoken")) {
+                seen++;
+                assert_null(why);
+            }
+        }
+        assert_int_equal(seen, 2);
+        /* allreduce: topo_rab2_token (token schemes) has the same bound, topo_rab2 none */
+        seen = 0;
+        for (int i = 0; i < autocoll_alg_count(AUTOCOLL_ALLREDUCE); i++) {
+            autocoll_alg_info_t info;
+            assert_int_equal(autocoll_alg_info(AUTOCOLL_ALLREDUCE, i, &info), MPI_SUCCESS);
+            const char *why = autocoll_restriction_reason(info.restrictions, &sit);
+            if (!strcmp(info.name, "topo_rab2_token")) {
+                seen++;
+                if (P > AC_AAPC_TOKEN_MAX_P) {
+                    assert_non_null(why);
+                    assert_non_null(strstr(why, "at most 256 processes"));
+                } else {
+                    assert_null(why);
+                }
+            }
+            if (!strcmp(info.name, "topo_rab2")) {
                 seen++;
                 assert_null(why);
             }
