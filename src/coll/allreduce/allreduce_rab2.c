@@ -20,10 +20,10 @@
  *   pieces still land at rank-indexed offsets and are reduced in rank order, and the ring
  *   moves reduced blocks only, so both keep rab2's order (no ANY_ORDER).
  * Cost: T_alltoallv(n/p, p) + ((p-1)/p) n gamma + T_allgatherv(n, p); n = vector bytes;
- *   topo_rab2(_token): L (alpha + (n/p^2) beta) + (L-1) theta + (p-1) alpha + ((p-1)/p) n beta
+ *   topo_rab2(_token): L (alpha + (n/p) beta) + (L-1) theta + (p-1) alpha + ((p-1)/p) n beta
  *   + ((p-1)/p) n gamma, L = |M_0| (p - |M_0|) AAPC phases, no contention on the tree; plus
  *   tokens delta_l per phase (sender/receiver; partial: per block) or barriers delta_h
- *   (barrier: L - 1; bar_*<bs>: (L-1)/bs); dummy: up to L more n/p^2 transfers per rank
+ *   (barrier: L - 1; bar_*<bs>: (L-1)/bs); dummy: up to L more n/p transfers per rank
  *   inside one switch.
  * Restrictions: none (rank-ordered); topo_rab2: TOPOLOGY_FILE; topo_rab2_token: TOPOLOGY_FILE,
  *   AAPC_TOKENS. Memory: p pieces of one block; the AAPC programs (cached with the
