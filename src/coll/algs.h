@@ -61,11 +61,13 @@ size_t *ac_rsc_offsets(const int *counts, int p);
 /* allreduce_rab2.c: the rank-ordered reduce-scatter of Rab2, shared by allreduce and reduce.
  * ac_rab2_blocks cuts count elements into p blocks: block b is sc[b] elements at element offset
  * sd[b] (count/p, one more when b < count % p). ac_rab2_reduce_blocks sends block b of every
- * rank's input (ac_rs_input) to rank b by an alltoallv (algorithm a2a), which reduces the p
- * pieces as x_0 op (x_1 op (... op x_{p-1})) into mine (sc[rank] elements of a->rtype). */
+ * rank's input (ac_rs_input) to rank b by an alltoallv (algorithm a2a; a2a NULL: the
+ * contention-free AAPC phases of the topology under scheme sync, tokens allowed when tokens is
+ * set, as ac_a2a_topo_phases), which reduces the p pieces as x_0 op (x_1 op (... op x_{p-1}))
+ * into mine (sc[rank] elements of a->rtype). */
 int ac_rab2_blocks(int count, int p, int *sc, int *sd);
-int ac_rab2_reduce_blocks(const ac_args_t *a, const ac_alg_t *a2a, ac_ctx_t *ctx, char *mine,
-                          const int *sc, const int *sd);
+int ac_rab2_reduce_blocks(const ac_args_t *a, const ac_alg_t *a2a, const char *sync, int tokens,
+                          ac_ctx_t *ctx, char *mine, const int *sc, const int *sd);
 
 /* The input vector of a reduction: rbuf when in place. */
 static inline const void *ac_rs_input(const ac_args_t *a) {

@@ -358,6 +358,35 @@ static int cmp_token(const void *x, const void *y) {
 
 int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_t **tok,
                    int *ntok) {
+    return ac_aapc_tokens_opt(t, s, ts, s->nranks <= AC_AAPC_TOKEN_MAX_P, tok, ntok);
+}
+
+/* Keeps, of the group [g0, g1) of a link's chain, one message per token sender: the latest
+ * (kind 1: per source, kind 2: per destination; its completion implies the earlier ones', the
+ * executor finishing each phase before the next); of [g1, g2) one per waiter (its source): the
+ * earliest (the waiter's later sends follow it). Writes the kept messages to a and b. */
+static void group_ends(const ac_aapc_t *s, int kind, const int *chain, int g0, int g1, int g2,
+                       int *a, int *na, int *b, int *nb) {
+    *na = *nb = 0;
+    for (int i = g1 - 1; i >= g0; i--) {
+        const ac_pair_t *m = &s->msg[chain[i]];
+        int who = kind == 1 ? m->src : m->dst, dup = 0;
+        for (int j = 0; j < *na && !dup; j++) {
+            const ac_pair_t *o = &s->msg[a[j]];
+            dup = (kind == 1 ? o->src : o->dst) == who;
+        }
+        if (!dup) a[(*na)++] = chain[i];
+    }
+    for (int i = g1; i < g2; i++) {
+        int who = s->msg[chain[i]].src, dup = 0;
+        for (int j = 0; j < *nb && !dup; j++)
+            dup = s->msg[b[j]].src == who;
+        if (!dup) b[(*nb)++] = chain[i];
+    }
+}
+
+int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce,
+                       ac_token_t **tok, int *ntok) {
     *tok = NULL;
     *ntok = 0;
     int kind = ac_ts_token_kind(ts);
@@ -369,8 +398,9 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
     if (bs < 1) return -1;
     int64_t N = s->pstart[s->nphases];
     if (N == 0) return 0;
-    if (s->nranks > AC_AAPC_TOKEN_MAX_P) return -2; /* N^2/8 bytes > 512 MiB above */
+    if (reduce && s->nranks > AC_AAPC_TOKEN_MAX_P) return -2; /* N^2/8 bytes > 512 MiB */
     int rc = -1, ne = 2 * t->nv, H = ac_topo_height(t);
+    int *ga = NULL, *gb = NULL; /* group ends (partial schemes without the reduction) */
     int *phase = malloc((size_t)N * sizeof *phase),
         *path = malloc((2 * (size_t)H + 2) * sizeof *path);
     int *cstart = calloc((size_t)ne + 1, sizeof *cstart), *chain = NULL, *fill = NULL;
@@ -423,6 +453,11 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
         } else {
             /* blocks of the chain: [g0, g1) then [g1, g2) ... all pairs of adjacent groups */
             int g0 = lo;
+            if (!reduce && !ga) {
+                ga = malloc((size_t)(bs + 1) * sizeof *ga);
+                gb = malloc((size_t)(bs + 1) * sizeof *gb);
+                if (!ga || !gb) goto done;
+            }
             while (g0 < hi) {
                 int g1 = g0;
                 while (g1 < hi && phase[chain[g1]] / bs == phase[chain[g0]] / bs)
@@ -430,9 +465,17 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
                 int g2 = g1;
                 while (g2 < hi && phase[chain[g2]] / bs == phase[chain[g1]] / bs)
                     g2++;
-                for (int a = g0; a < g1; a++)
-                    for (int b = g1; b < g2; b++)
-                        ADD(chain[a], chain[b]);
+                if (reduce) {
+                    for (int a = g0; a < g1; a++)
+                        for (int b = g1; b < g2; b++)
+                            ADD(chain[a], chain[b]);
+                } else if (g1 < g2) { /* a group holds at most bs messages, one per phase */
+                    int na, nb;
+                    group_ends(s, kind, chain, g0, g1, g2, ga, &na, gb, &nb);
+                    for (int a = 0; a < na; a++)
+                        for (int b = 0; b < nb; b++)
+                            ADD(ga[a], gb[b]);
+                }
                 g0 = g1;
             }
         }
@@ -445,12 +488,24 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
             if (!w || cand[r].a != cand[w - 1].a || cand[r].b != cand[w - 1].b) cand[w++] = cand[r];
         ncand = w;
     }
+    int nt = 0;
+    if (!reduce) { /* every non-free candidate: O(sum of path lengths) memory */
+        if (!(out = malloc((ncand + 1) * sizeof *out))) goto done;
+        for (size_t c = 0; c < ncand; c++) {
+            const ac_pair_t *m1 = &s->msg[cand[c].a], *m2 = &s->msg[cand[c].b];
+            int free_edge =
+                kind == 1 ? (m1->src == m2->src || m1->dst == m2->src) : (m1->dst == m2->src);
+            if (!free_edge)
+                out[nt++] =
+                    (ac_token_t){cand[c].a, cand[c].b, kind == 1 ? m1->src : m1->dst, m2->src};
+        }
+        goto sorted;
+    }
     /* transitive reduction from the last message backwards */
     size_t words = ((size_t)N + 63) / 64;
     reach = calloc((size_t)N * words, sizeof *reach);
     out = malloc((ncand + 1) * sizeof *out);
     if (!reach || !out) goto done;
-    int nt = 0;
     size_t hi = ncand;
     for (int64_t x = N - 1; x >= 0; x--) {
         size_t lo = hi;
@@ -472,6 +527,7 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
         }
         hi = lo;
     }
+sorted:
     qsort(out, (size_t)nt, sizeof *out, cmp_token);
     *tok = out;
     *ntok = nt;
@@ -479,7 +535,7 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
     rc = 0;
 done:
     free(phase), free(path), free(cstart), free(chain), free(fill), free(cand), free(reach);
-    free(out);
+    free(out), free(ga), free(gb);
     return rc;
 }
 

@@ -84,8 +84,9 @@ typedef struct {
     int m1, m2, from, to;
 } ac_token_t;
 
-/* Largest rank count whose token sets are derived: the reduction needs N^2/8 bytes for
- * N = p (p - 1) messages, 508 MiB at p = 256. The registry restriction AUTOCOLL_R_AAPC_TOKENS
+/* Largest rank count whose token sets are reduced: the reduction needs N^2/8 bytes for
+ * N = p (p - 1) messages, 508 MiB at p = 256. Above it the token sets are derived without the
+ * reduction (ac_aapc_tokens_opt). The registry restriction AUTOCOLL_R_AAPC_TOKENS
  * (include/autocoll.h) states the same bound (test_topo_load checks that they agree). */
 #define AC_AAPC_TOKEN_MAX_P 256
 
@@ -93,9 +94,22 @@ typedef struct {
  * edges filtered by blocks (partial: inter-block only; barrier combined: intra-block only),
  * transitive reduction over token and program-order ("free") edges, one token per remaining
  * non-free edge. Sorted by (m2, m1). Cost O(sum of path lengths + N^2/64 per reduction step),
- * memory N^2/8 bytes for N = nranks (nranks - 1) messages. Returns 0; -1 on no memory; -2 when
- * nranks > AC_AAPC_TOKEN_MAX_P. */
+ * memory N^2/8 bytes for N = nranks (nranks - 1) messages. The reduction is made up to
+ * AC_AAPC_TOKEN_MAX_P ranks; above, ac_aapc_tokens_opt(reduce = 0). Returns 0; -1 on no
+ * memory. */
 int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_t **tok, int *ntok);
+
+/* The same with the reduction chosen: reduce = 0 derives the tokens at any size without it,
+ * from the chain of users of every directed link in phase order: full and combined schemes
+ * order each user after the previous one (the order is transitive along the chain), partial
+ * schemes each user of a block after the users of the link's previous non-empty block, keeping
+ * of that block only the latest message of each token sender and of the next only the earliest
+ * of each waiter (the executor finishes a phase before the next, so the others are implied);
+ * program-order edges need no token. More tokens than the reduced set (about one per link of
+ * every message), memory O(sum of path lengths) (partial: times bs), no N^2 term.
+ * reduce = 1 above AC_AAPC_TOKEN_MAX_P returns -2. */
+int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce,
+                       ac_token_t **tok, int *ntok);
 
 /* Dummy scheme: per phase, a rank without a send sends to the first rank under the same switch
  * without a receive (real or dummy), else to itself; a rank still without a receive then sends

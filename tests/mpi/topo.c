@@ -2,7 +2,9 @@
  * Topology-specific algorithms under real MPI (docs/topology.md): every instance of alltoall
  * topo_aapc and topo_aapc_notoken (every synchronisation scheme of Table 3.5, dummy included),
  * allgather/allgatherv topo_ring, bcast topo_chain/topo_tree, reduce topo_chain and allreduce
- * topo_rab1/topo_rab2 (also with a non-commutative operation) is forced and its result compared byte for byte, on every rank, with the MPI library's own
+ * topo_rab1 and every instance of topo_rab2/topo_rab2_token (the same schemes; also with a
+ * non-commutative operation) is forced and its result compared byte for byte, on every rank,
+ * with the MPI library's own
  * collective (PMPI_*), on MPI_COMM_WORLD and on sub-communicators (every rank but world rank 0;
  * the even world ranks, in reverse order). Sizes: 0, 1, 7 and 3001 elements of MPI_INT (the
  * latter cut into several pipeline segments), bcast/reduce from every root.
@@ -182,38 +184,89 @@ static void run(MPI_Comm comm, const char *cname) {
                     check_choice(comm, coll, "topo_chain", what);
                 }
         }
-        /* allreduce topo_rab1/topo_rab2 (the Rab compositions on the contention-free AAPC
-         * phases and ring): sum of MPI_INT, in place too, and a non-commutative operation (2x2
-         * matrix product modulo 2^32, exact), which must come out as x_0 x_1 ... x_{p-1} */
+        /* allreduce topo_rab1, every instance of topo_rab2 (schemes without tokens) and of
+         * topo_rab2_token (token schemes), then schemes that are no candidate but can be forced
+         * (the Rab compositions on the contention-free AAPC phases and ring): sum of MPI_INT, in
+         * place too, and a non-commutative operation (2x2 matrix product modulo 2^32, exact),
+         * which must come out as x_0 x_1 ... x_{p-1} */
         coll = autocoll_coll_from_name("allreduce");
-        static const char *ar_inst[] = {"topo_rab1", "topo_rab2"};
+        static const char *ar_algs[] = {"topo_rab1", "topo_rab2", "topo_rab2_token"};
+        static const char *ar_extra[] = {"topo_rab2_token:sync=receiver_part4",
+                                         "topo_rab2_token:sync=bar_receiver4",
+                                         "topo_rab2_token:sync=sender_part2",
+                                         "topo_rab2_token:sync=receiver_part16",
+                                         "topo_rab2:sync=bar_none2",
+                                         "topo_rab2:sync=bar_none16"};
+        enum { NAR_EXTRA = sizeof ar_extra / sizeof ar_extra[0] };
         unsigned *ms = malloc((4 * (size_t)n + 1) * sizeof *ms),
                  *mr = malloc((4 * (size_t)n + 1) * sizeof *mr),
                  *mx = malloc((4 * (size_t)n + 1) * sizeof *mx);
-        for (int b = 0; b < 2; b++) {
-            for (int in_place = 0; in_place < 2; in_place++) {
-                for (int k = 0; k < n; k++)
-                    s[k] = val(me, k, b), r[k] = in_place ? s[k] : -1, x[k] = -1;
-                autocoll_force(coll, ar_inst[b]);
-                MPI_Allreduce(in_place ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, comm);
-                autocoll_force(coll, NULL);
-                PMPI_Allreduce(s, x, n, MPI_INT, MPI_SUM, comm);
-                snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s sum n=%d%s", cname, p, me,
-                         ar_inst[b], n, in_place ? " in place" : "");
-                cmp(r, x, (size_t)n * sizeof *r, what);
-                check_choice(comm, coll, ar_inst[b], what);
+        for (int ai = 0; ai < 4; ai++) {
+            int idx = -1, ninst = NAR_EXTRA;
+            for (int k = 0; ai < 3 && k < autocoll_alg_count(coll); k++) {
+                autocoll_alg_info_t inf;
+                autocoll_alg_info(coll, k, &inf);
+                if (!strcmp(inf.name, ar_algs[ai])) idx = k;
             }
-            for (int k = 0; k < 4 * n; k++)
-                ms[k] = (unsigned)val(me, k, b) % 7u + (k % 4 == 1 ? 3u * (unsigned)me : 0u),
-                mr[k] = mx[k] = 0;
-            autocoll_force(coll, ar_inst[b]);
-            MPI_Allreduce(ms, mr, n, mat_type, mat_op, comm);
+            if (ai < 3 && idx < 0) {
+                fprintf(stderr, "allreduce %s is not registered\n", ar_algs[ai]);
+                bad++;
+                continue;
+            }
+            if (ai < 3) ninst = autocoll_instance_count(coll, idx);
+            for (int i = 0; i < ninst; i++) {
+                if (ai < 3)
+                    autocoll_instance_name(coll, idx, i, inst, sizeof inst);
+                else
+                    snprintf(inst, sizeof inst, "%s", ar_extra[i]);
+                char alg[64];
+                snprintf(alg, sizeof alg, "%.*s", (int)strcspn(inst, ":"), inst);
+                for (int in_place = 0; in_place < 2; in_place++) {
+                    for (int k = 0; k < n; k++)
+                        s[k] = val(me, k, ai * 16 + i), r[k] = in_place ? s[k] : -1, x[k] = -1;
+                    autocoll_force(coll, inst);
+                    MPI_Allreduce(in_place ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, comm);
+                    autocoll_force(coll, NULL);
+                    PMPI_Allreduce(s, x, n, MPI_INT, MPI_SUM, comm);
+                    snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s sum n=%d%s", cname, p,
+                             me, inst, n, in_place ? " in place" : "");
+                    cmp(r, x, (size_t)n * sizeof *r, what);
+                    check_choice(comm, coll, alg, what);
+                }
+                for (int k = 0; k < 4 * n; k++)
+                    ms[k] = (unsigned)val(me, k, ai * 16 + i) % 7u +
+                            (k % 4 == 1 ? 3u * (unsigned)me : 0u),
+                    mr[k] = mx[k] = 0;
+                autocoll_force(coll, inst);
+                MPI_Allreduce(ms, mr, n, mat_type, mat_op, comm);
+                autocoll_force(coll, NULL);
+                PMPI_Allreduce(ms, mx, n, mat_type, mat_op, comm);
+                snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s matrix product n=%d",
+                         cname, p, me, inst, n);
+                cmp(mr, mx, 4 * (size_t)n * sizeof *mr, what);
+                check_choice(comm, coll, alg, what);
+            }
+        }
+        /* a token scheme is no value of the lines without tokens, nor is an unknown name: the
+         * call fails on every rank alike (error handler of the communicator), never runs
+         * another scheme; n > 0 (an empty call is served without an algorithm) */
+        static const char *refused[][2] = {{"allreduce", "topo_rab2:sync=sender"},
+                                           {"allreduce", "topo_rab2:sync=bar_receiver4"},
+                                           {"allreduce", "topo_rab2_token:sync=fastest"},
+                                           {"alltoall", "topo_aapc_notoken:sync=receiver"}};
+        for (int f = 0; use_expected && n > 0 && p > 1 && f < 4; f++) {
+            coll = autocoll_coll_from_name(refused[f][0]);
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+            autocoll_force(coll, refused[f][1]);
+            int rc = f < 3 ? MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, comm)
+                           : MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
             autocoll_force(coll, NULL);
-            PMPI_Allreduce(ms, mx, n, mat_type, mat_op, comm);
-            snprintf(what, sizeof what, "%s p=%d rank %d allreduce %s matrix product n=%d", cname,
-                     p, me, ar_inst[b], n);
-            cmp(mr, mx, 4 * (size_t)n * sizeof *mr, what);
-            check_choice(comm, coll, ar_inst[b], what);
+            MPI_Comm_set_errhandler(comm, MPI_ERRORS_ARE_FATAL);
+            if (rc == MPI_SUCCESS) {
+                fprintf(stderr, "%s p=%d rank %d %s %s n=%d: accepted, expected an error\n", cname,
+                        p, me, refused[f][0], refused[f][1], n);
+                bad++;
+            }
         }
         free(ms), free(mr), free(mx);
         free(s), free(r), free(x), free(rc), free(rd);

@@ -242,10 +242,11 @@ static void test_programs(void **state) {
  * q of the waiting rank c), the s-th token a sends to c is sent in a phase p for which a token
  * a -> c guards a message of phase q from one of phase p; the numbers of one pair are 0..n-1.
  * Partial schemes send and await in different orders on such trees (counted, must occur). */
-/* Token sets are derived up to AC_AAPC_TOKEN_MAX_P ranks; the registry declares the same bound
- * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc, so above it topo_aapc is never a candidate and a
- * forced one falls back with the restriction's reason, while topo_aapc_notoken stays
- * applicable. */
+/* Token sets are reduced up to AC_AAPC_TOKEN_MAX_P ranks (derived unreduced above); the
+ * registry declares the same bound
+ * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc and allreduce topo_rab2_token, so above it they are never
+ * candidates and a forced one falls back with the restriction's reason, while
+ * topo_aapc_notoken and topo_rab2 (the schemes without tokens) stay applicable. */
 static void test_token_bound(void **state) {
     (void)state;
     assert_int_equal(AC_AAPC_TOKEN_MAX_P, AUTOCOLL_AAPC_TOKEN_MAX_P);
@@ -261,11 +262,16 @@ static void test_token_bound(void **state) {
         assert_int_equal(ac_aapc_build(t, &s), 0);
         ac_ts_t ts;
         assert_int_equal(ac_ts_parse("ts_sender", &ts), 0);
-        if (P > AC_AAPC_TOKEN_MAX_P) { /* refused before any allocation */
+        if (P > AC_AAPC_TOKEN_MAX_P) { /* the reduction is refused before any allocation */
             ac_token_t *tok = NULL;
             int ntok = 0;
-            assert_int_equal(ac_aapc_tokens(t, &s, ts, &tok, &ntok), -2);
+            assert_int_equal(ac_aapc_tokens_opt(t, &s, ts, 1, &tok, &ntok), -2);
             assert_null(tok);
+            /* the unreduced derivation works: at least one token per message that crosses
+             * the s0-s1 link after the first (P/2 * P/2 each way, minus the first) */
+            assert_int_equal(ac_aapc_tokens(t, &s, ts, &tok, &ntok), 0);
+            assert_true(ntok >= 2 * ((P / 2) * ((P + 1) / 2) - 1));
+            free(tok);
         }
         ac_aapc_free(&s);
         ac_topo_free(t);
@@ -286,6 +292,27 @@ static void test_token_bound(void **state) {
                 }
             }
             if (!strcmp(info.name, "topo_aapc_notoken")) {
+                seen++;
+                assert_null(why);
+            }
+        }
+        assert_int_equal(seen, 2);
+        /* allreduce: topo_rab2_token (token schemes) has the same bound, topo_rab2 none */
+        seen = 0;
+        for (int i = 0; i < autocoll_alg_count(AUTOCOLL_ALLREDUCE); i++) {
+            autocoll_alg_info_t info;
+            assert_int_equal(autocoll_alg_info(AUTOCOLL_ALLREDUCE, i, &info), MPI_SUCCESS);
+            const char *why = autocoll_restriction_reason(info.restrictions, &sit);
+            if (!strcmp(info.name, "topo_rab2_token")) {
+                seen++;
+                if (P > AC_AAPC_TOKEN_MAX_P) {
+                    assert_non_null(why);
+                    assert_non_null(strstr(why, "at most 256 processes"));
+                } else {
+                    assert_null(why);
+                }
+            }
+            if (!strcmp(info.name, "topo_rab2")) {
                 seen++;
                 assert_null(why);
             }

@@ -14,16 +14,22 @@
  *   awaited token is known by its sequence number among the tokens of its sender to this rank
  *   (ac_topo_prog_t.wseq): the wait receives tokens of that sender until that many arrived.
  *   Dummy (spec 3.3): no-sync, plus in every phase where a rank has no send (no receive) the
- *   dummy of ac_aapc_dummies: one block (the rank's own) to (from) an idle rank of the same
- *   switch, or a local copy when none is idle, so that an idle rank does not run ahead. The
- *   dummy travels on the data tag: both ends post their operations in phase order, so a dummy
- *   and a real message between the same two ranks match in order. It lands in a scratch block.
+ *   dummy of ac_aapc_dummies: one block to (from) an idle rank of the same switch, or a local
+ *   copy of the rank's own block when none is idle, so that an idle rank does not run ahead.
+ *   The dummy from x to y carries x's block for y (spec 3.3: a dummy is a block of n bytes),
+ *   whose size y knows from its own receive counts, so alltoallv calls (allreduce.topo_rab2's
+ *   exchange, blocks of unequal sizes) run it too; a dummy whose block is empty is skipped at
+ *   both ends alike. The dummy travels on the data tag: both ends post their operations in
+ *   phase order, so a dummy and a real message between the same two ranks match in order. It
+ *   lands in a scratch buffer of the largest receive block.
  *   Two registry lines share this body. topo_aapc runs every scheme and carries
- *   AUTOCOLL_R_AAPC_TOKENS: token sets need O(N^2/8) bytes for N = p(p-1) messages and are
- *   derived only up to p = 256, so above that it is never a candidate, and a forced instance
- *   falls back with the restriction's message instead of running another scheme.
- *   topo_aapc_notoken runs the schemes without tokens (nosync, dummy, barrier, bar_none<bs>)
- *   at any p; a token scheme given to it is an invalid value. When a token set cannot be
+ *   AUTOCOLL_R_AAPC_TOKENS: token sets are reduced (O(N^2/8) bytes for N = p(p-1) messages)
+ *   up to p = 256 and derived without the reduction above (O(sum of path lengths) memory,
+ *   more tokens; src/topo/aapc.h), but the registry line still limits topo_aapc to p <= 256,
+ *   so above that it is never a candidate, and a forced instance falls back with the
+ *   restriction's message instead of running another scheme. topo_aapc_notoken runs the
+ *   schemes without tokens (nosync, dummy, barrier, bar_none<bs>) at any p; a token scheme
+ *   given to it is an invalid value (told apart by name, not by the restriction). When a token set cannot be
  *   built within the bound (no memory on some rank: agreed at the scheme's first call on the
  *   communicator, so that the ranks never run different schemes), the barrier counterpart
  *   runs (sender, receiver -> barrier; partial -> bar_none with the same bs), still contention
@@ -83,9 +89,9 @@ static const ac_topo_prog_t *agreed_program(ac_topo_comm_t *tc, ac_ts_t ts, cons
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    /* topo_aapc_notoken: schemes without tokens only (any p) */
+    /* topo_aapc_notoken: schemes without tokens only */
     return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
-                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
+                              strcmp(in->alg->name, "topo_aapc_notoken") != 0, ctx);
 }
 
 int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {
@@ -118,10 +124,14 @@ int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_
     int err = ac_a2a_view_init(&v, a), nt = 0, me = a->rank;
     if ((!treq || !got) && err == MPI_SUCCESS) err = MPI_ERR_NO_MEM;
     if (err != MPI_SUCCESS) goto fn_exit;
-    if (g->dto && ac_a2a_rbytes(&v, me) &&
-        !(dbuf = ac_dt_alloc(v.rtype, (size_t)ac_a2a_rcnt(&v, me), &dbase))) {
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
+    if (g->dto) { /* scratch for the largest block a dummy can bring (alltoallv: any sender's) */
+        int big = 0;
+        for (int j = 0; j < a->size; j++)
+            if (ac_a2a_rbytes(&v, j) && ac_a2a_rcnt(&v, j) > big) big = ac_a2a_rcnt(&v, j);
+        if (big && !(dbuf = ac_dt_alloc(v.rtype, (size_t)big, &dbase))) {
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
     }
     AC_CHECK(ac_a2a_self_copy(&v));
     for (int p = 0; p < g->nphases; p++) {
@@ -130,16 +140,16 @@ int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_
         if (from >= 0 && ac_a2a_rbytes(&v, from))
             AC_CHECK(PMPI_Irecv(ac_a2a_rptr(&v, from), ac_a2a_rcnt(&v, from), v.rtype, from,
                                 AC_TAG(a), a->comm, &rr));
-        if (dbuf) { /* dummy scheme: a dummy replaces a missing send or receive */
+        if (g->dto) { /* dummy scheme: a dummy replaces a missing send or receive */
             int dto = g->dto[p], dfrom = g->dfrom[p];
-            if (g->dself[p])
+            if (g->dself[p] && ac_a2a_rbytes(&v, me))
                 AC_CHECK(ac_dt_copy(ac_a2a_sptr(&v, me), ac_a2a_scnt(&v, me), v.stype, dbuf,
                                     ac_a2a_rcnt(&v, me), v.rtype));
-            if (dfrom >= 0)
-                AC_CHECK(
-                    PMPI_Irecv(dbuf, ac_a2a_rcnt(&v, me), v.rtype, dfrom, AC_TAG(a), a->comm, &rr));
-            if (dto >= 0)
-                AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, me), ac_a2a_scnt(&v, me), v.stype, dto,
+            if (dfrom >= 0 && ac_a2a_rbytes(&v, dfrom))
+                AC_CHECK(PMPI_Irecv(dbuf, ac_a2a_rcnt(&v, dfrom), v.rtype, dfrom, AC_TAG(a),
+                                    a->comm, &rr));
+            if (dto >= 0 && ac_a2a_sbytes(&v, dto))
+                AC_CHECK(PMPI_Isend(ac_a2a_sptr(&v, dto), ac_a2a_scnt(&v, dto), v.stype, dto,
                                     AC_TAG(a), a->comm, &sr));
         }
         for (int w = g->wstart[p]; w < g->wstart[p + 1]; w++)

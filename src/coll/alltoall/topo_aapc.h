@@ -12,8 +12,8 @@
  * under scheme sync ("nosync", "dummy", "sender", "bar_none8", ...; the values of topo_aapc's
  * sync parameter); tokens only when tokens is set. MPI_ERR_ARG when the call is not on the
  * context's own communicator with its topology view (a guard: the registry's TOPOLOGY_FILE
- * restriction keeps such calls away), on a bad scheme or a token scheme without tokens (dummy:
- * alltoall only, its dummies carry one block of the uniform size);
- * MPI_ERR_NO_MEM. */
+ * restriction keeps such calls away), on a bad scheme or a token scheme without tokens;
+ * MPI_ERR_NO_MEM. Every scheme serves alltoall and alltoallv calls (a dummy from x to y carries
+ * x's block for y). */
 int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx);
 #endif

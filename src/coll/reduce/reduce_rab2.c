@@ -37,7 +37,7 @@ int ac_reduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     /* The root's own vector must survive until the alltoallv has read it: in place, it is rbuf,
      * and block me of it is overwritten only after the alltoallv, by the reduction. */
-    AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ctx, mine, sc, sd));
+    AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), NULL, 0, ctx, mine, sc, sd));
     if (me != root) {
         if (sc[me] > 0) err = PMPI_Send(mine, sc[me], t, root, AC_TAG(a), a->comm);
         goto fn_exit;
