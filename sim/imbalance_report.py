@@ -19,6 +19,7 @@ from collections import defaultdict
 
 GLOBAL, SAF, DIRECT = "globally coordinated", "store-and-forward", "direct"
 CLASSES = (GLOBAL, SAF, DIRECT)
+SHORT = {GLOBAL: "global", SAF: "s&f", DIRECT: "direct"}
 
 
 def klass(coll, inst):
@@ -155,7 +156,8 @@ def write(res, out):
                     f"{ms(inst[k]['native'])} (×{inst[k]['native'] / rk[0][0]:.2f})"
                     if "native" in inst[k] else "–" for k, rk in zip(ks, rks)) + " |")
                 md += ["", "Best member of each class (spec 6.4), time and ratio to the oracle; "
-                       "last row: the class order, fastest first:", "",
+                       "last row: the class order, fastest first (global: globally "
+                       "coordinated, s&f: store-and-forward):", "",
                        "| class | " + " | ".join(f"F = {k[3]}" for k in ks) + " |",
                        "|---|" + "---|" * len(ks)]
                 cbs = [class_best(coll, inst[k]) for k in ks]
@@ -164,7 +166,7 @@ def write(res, out):
                         f"{cb[c][0]} {ms(cb[c][1])} (×{cb[c][1] / rk[0][0]:.2f})"
                         if c in cb else "–" for cb, rk in zip(cbs, rks)) + " |")
                 md.append("| order | " + " | ".join(
-                    " < ".join(c.split()[0][:6] for c in sorted(cb, key=lambda c: cb[c][1]))
+                    " < ".join(SHORT[c] for c in sorted(cb, key=lambda c: cb[c][1]))
                     for cb in cbs) + " |")
                 md += [""]
             png = plot(out, plat, coll, sizes, factors, inst, adapt)
