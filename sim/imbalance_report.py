@@ -35,6 +35,18 @@ def klass(coll, inst):
     return GLOBAL
 
 
+def load_choices(path):
+    """{(platform:placement, coll, bytes, F): instance} from sim/run's choices.csv."""
+    out = {}
+    if path and os.path.exists(path):
+        with open(path) as f:
+            for r in csv.DictReader(f):
+                if r["mechanism"].startswith("imbalance:"):
+                    out[(r["platform"] + ":" + r["placement"], r["coll"], int(r["bytes"]),
+                         int(r["mechanism"].split(":")[1]))] = r["choice"]
+    return out
+
+
 def load(path):
     """{(platform, coll, bytes, F): {instance: avg_s}} and {...: {instance: max_s}} for the
     instances runs, {(platform, coll, bytes, F): (chosen instance, avg_s)} for the adaptive
@@ -127,8 +139,13 @@ def plot(out, plat, coll, sizes, factors, inst, adapt):
     return name
 
 
-def write(res, out):
+def write(res, out, choices=None):
+    """CHOICES: sim/run's choices.csv (the driver's CSV names an adaptive run's instance
+    "auto"; the instance its last call ran is in its printed table)."""
     inst, inst_max, adapt, plats = load(res)
+    for k, ch in load_choices(choices).items():
+        if k in adapt:
+            adapt[k] = (ch, adapt[k][1])
     keys = sorted(inst)
     colls = sorted({k[1] for k in keys})
     sizes = sorted({k[2] for k in keys})
@@ -235,7 +252,7 @@ def write(res, out):
 
 if __name__ == "__main__":
     import sys
-    if len(sys.argv) != 3:
-        sys.exit("usage: sim/imbalance_report.py RESULTS.csv OUTDIR")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: sim/imbalance_report.py RESULTS.csv OUTDIR [CHOICES.csv]")
     os.makedirs(sys.argv[2], exist_ok=True)
-    print(write(sys.argv[1], sys.argv[2]))
+    print(write(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) == 4 else None))
