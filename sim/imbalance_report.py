@@ -157,10 +157,14 @@ def write(res, out, choices=None):
           "u · F · T, with u ∈ [0, 1) from a fixed hash of (r, call) and T the one-way time of "
           "one message of the size, measured by the driver (`autocoll-bench -t imbalance:F`, "
           "docs/bench.md); F is the maximum (worst-case) imbalance factor. Metric: the average "
-          "per-node time of spec 6.1 (each rank's entry to its own exit). Every autocoll "
-          "instance (`-a all`, each call checked against the MPI library's result) at each "
-          "point, 10 calls (10 arrival patterns); the oracle is the fastest. Times in ms "
-          "(simulated).", ""]
+          "per-node time of spec 6.1 (each rank's entry to its own exit). Measured: one "
+          "instance per family of the repository (`IMBALANCE_INST` in sim/run; parameter "
+          "variants and the node-aware members, which equal their inter-node algorithm at one "
+          "rank per host, left out), every other instance the adaptive engine settled on "
+          "anywhere (measured at every F of that platform, collective and size), and the MPI "
+          "library's own collective (SMPI's ompi selector, shown apart); 10 calls (10 arrival "
+          "patterns) per point, each checked against the MPI library's result. The oracle is "
+          "the fastest autocoll instance. Times in ms (simulated).", ""]
     for plat in sorted({k[0] for k in keys}):
         for coll in colls:
             md += [f"## {coll}, {plat} (p = {plats[plat]})", ""]
