@@ -99,7 +99,8 @@ def class_best(coll, times):
 
 def plot(out, plat, coll, sizes, factors, inst, adapt):
     """Per size: the best member of each class and native, time / oracle against F."""
-    if not shutil.which("gnuplot"):
+    sizes = [n for n in sizes if any((plat, coll, n, F) in inst for F in factors)]
+    if not sizes or not shutil.which("gnuplot"):
         return None
     name = f"imbalance-{plat.replace(':', '-')}-{coll}.png"
     dat = os.path.join(out, name[:-4] + ".dat.tmp")
@@ -119,12 +120,13 @@ def plot(out, plat, coll, sizes, factors, inst, adapt):
                 row.append(inst[k].get(a[0], float("nan")) / best if a else float("nan"))
                 f.write(" ".join(f"{x:.6g}" for x in row) + "\n")
             f.write("\n\n")
-    cmds = [f"set terminal pngcairo size {420 * len(sizes)},380 font ',9'",
+    cmds = [f"set terminal pngcairo size {420 * len(sizes)},460 font ',9'",
             f"set output '{os.path.join(out, name)}'",
             f"set multiplot layout 1,{len(sizes)} title '{coll}, {plat}: best of each class / "
             "oracle vs maximum imbalance factor'",
             "set logscale x 2", "set xrange [0.8:160]", "set xtics (1, 9, 33, 129)",
-            "set logscale y", "set grid", "set key top right", "set xlabel 'max imbalance F'",
+            "set yrange [0.9:*]", "set offsets 0, 0, graph 0.08, 0", "set grid",
+            "set key below", "set xlabel 'max imbalance F'",
             "set ylabel 'time / oracle'"]
     for j, n in enumerate(sizes):
         cmds.append(f"set title '{size_name(n)}'")
@@ -167,6 +169,8 @@ def write(res, out, choices=None):
           "the fastest autocoll instance. Times in ms (simulated).", ""]
     for plat in sorted({k[0] for k in keys}):
         for coll in colls:
+            if not any(k[0] == plat and k[1] == coll for k in keys):
+                continue
             md += [f"## {coll}, {plat} (p = {plats[plat]})", ""]
             # Rankings: top 5 per F, and the best of each class.
             for n in sizes:
@@ -228,7 +232,8 @@ def write(res, out, choices=None):
         mx = inst_max.get(k, {})
         bmax = min(mx.values()) if mx else None
         names = [i for _, i in rk]
-        pos = names.index(ch) + 1 if ch in names else None
+        # ties (the same simulated time) share the better place
+        pos = 1 + sum(t < inst[k][ch] * (1 - 1e-9) for t, _ in rk) if ch in names else None
         q = inst[k][ch] / best if ch in inst[k] else None
         qm = mx[ch] / bmax if ch in mx and bmax else None
         base = adapt.get((plat, coll, n, factors[0]), (None,))[0]
@@ -243,7 +248,7 @@ def write(res, out, choices=None):
     for F in sorted(summary):
         cols = [[x[j] for x in summary[F] if x[j]] for j in range(3)]
         md.append(f"| {F} | {len(summary[F])} | " + " | ".join(
-            f"{geomean(c):.2f}" for c in cols) + " |")
+            f"{geomean(c):.2f}" if c else "–" for c in cols) + " |")
     md.append("")
     disc = os.path.join(out, "imbalance-discussion.md")
     if os.path.exists(disc):
