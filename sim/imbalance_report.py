@@ -62,7 +62,7 @@ def load(path):
             k = (r["platform"] + ":" + r["placement"], r["coll"], int(r["bytes"]),
                  int(mech.split(":")[1]))
             plats[k[0]] = int(r["p"])
-            if r["variant"] == "adaptive":
+            if r["variant"].startswith("adaptive"):
                 adapt[k] = (r["instance"], float(r["avg_s"]))
             elif r["variant"] == "instances" or r["variant"].startswith("inst="):
                 inst[k][r["instance"]] = float(r["avg_s"])
@@ -143,7 +143,7 @@ def plot(out, plat, coll, sizes, factors, inst, adapt):
 
 def write(res, out, choices=None):
     """CHOICES: sim/run's choices.csv (the driver's CSV names an adaptive run's instance
-    "auto"; the instance its last call ran is in its printed table)."""
+    "auto"; the engine's choice is in the run's log)."""
     inst, inst_max, adapt, plats = load(res)
     for k, ch in load_choices(choices).items():
         if k in adapt:
@@ -210,7 +210,8 @@ def write(res, out, choices=None):
            "`AUTOCOLL_MODE=adaptive` (default learner), measuring in place under the same "
            "arrival mechanism, every call timed (its learning included). Here the oracle is "
            "the fastest of everything the engine may choose, the MPI library's own collective "
-           "included. *choice*: the instance the engine's last call ran; *rank*: its place in "
+           "included. *choice*: the engine's choice for the key at the end of the run (its "
+           "`AUTOCOLL_VERBOSE` summary; the last call may have been a probe); *rank*: its place in "
            "the ranking by average per-node time; *÷ oracle (avg)*: its time in the instances "
            "run ÷ the oracle, by average per-node time (the quality of the settled choice "
            "under the same patterns); *(max)*: the same by the slowest rank's time, the "
