@@ -97,6 +97,27 @@ def class_best(coll, times):
     return out
 
 
+def sensitivity(coll, ks, inst):
+    """Spec 6.4's claim as numbers: per class, what the largest F adds to each member's time
+    over F = 1 (ms; median and range over the members measured at both)."""
+    lo, hi = inst[ks[0]], inst[ks[-1]]
+    by = defaultdict(list)
+    for i in lo:
+        if i != "native" and i in hi:
+            by[klass(coll, i)].append(((hi[i] - lo[i]) * 1e3, i))
+    if len(ks) < 2 or not by:
+        return []
+    md = [f"Sensitivity: time added by F = {ks[-1][3]} over F = {ks[0][3]}, ms (negative: "
+          "faster under imbalance):", "",
+          "| class | members | median | least (member) | most (member) |", "|---|---|---|---|---|"]
+    for c in CLASSES:
+        if c in by:
+            d = sorted(by[c])
+            md.append(f"| {c} | {len(d)} | {d[len(d) // 2][0]:.3g} | {d[0][0]:.3g} ({d[0][1]}) "
+                      f"| {d[-1][0]:.3g} ({d[-1][1]}) |")
+    return md + [""]
+
+
 def plot(out, plat, coll, sizes, factors, inst, adapt):
     """Per size: the best member of each class and native, time / oracle against F."""
     sizes = [n for n in sizes if any((plat, coll, n, F) in inst for F in factors)]
@@ -201,7 +222,7 @@ def write(res, out, choices=None):
                 md.append("| order | " + " | ".join(
                     " < ".join(SHORT[c] for c in sorted(cb, key=lambda c: cb[c][1]))
                     for cb in cbs) + " |")
-                md += [""]
+                md += [""] + sensitivity(coll, ks, inst)
             png = plot(out, plat, coll, sizes, factors, inst, adapt)
             if png:
                 md += [f"![{coll} on {plat}]({png})", ""]

@@ -103,5 +103,8 @@ check("| ethernet16:seq | allgather | 1 KiB | 129 | linear | lr | 3 / 4 | 1.25 |
 check("| ethernet16:seq | allgather | 1 KiB | 1 | native | pair | 2 / 4 | 2.00 | 2.00 | 2.50 |  |"
       in md, "adaptive at F = 1: pair, second to native")
 check("| 129 | 1 | 1.25 | 1.25 | 1.50 |" in md, "geometric means at F = 129")
+# Sensitivity, F = 129 over F = 1: pair +10 ms, lr +7 ms, linear +4 ms (one member each).
+check("| globally coordinated | 1 | 10 | 10 (pair) | 10 (pair) |" in md, "sensitivity: global")
+check("| direct | 1 | 4 | 4 (linear) | 4 (linear) |" in md, "sensitivity: direct")
 print(f"{fails} failed")
 sys.exit(1 if fails else 0)
