@@ -35,6 +35,9 @@ def klass(coll, inst):
     return GLOBAL
 
 
+ADAPT_CALLS = set()  # timed calls per adaptive run, as load() found them
+
+
 def load_choices(path):
     """{(platform:placement, coll, bytes, F): instance} from sim/run's choices.csv."""
     out = {}
@@ -52,6 +55,7 @@ def load(path):
     instances runs, {(platform, coll, bytes, F): (chosen instance, avg_s)} for the adaptive
     runs, and {platform: p}."""
     inst, inst_max, adapt, plats = defaultdict(dict), defaultdict(dict), {}, {}
+    ADAPT_CALLS.clear()
     with open(path) as f:
         for r in csv.DictReader(f):
             mech = r.get("mechanism", "")
@@ -64,6 +68,7 @@ def load(path):
             plats[k[0]] = int(r["p"])
             if r["variant"].startswith("adaptive"):
                 adapt[k] = (r["instance"], float(r["avg_s"]))
+                ADAPT_CALLS.add(int(r["iters"]))
             elif r["variant"] == "instances" or r["variant"].startswith("inst="):
                 inst[k][r["instance"]] = float(r["avg_s"])
                 inst_max[k][r["instance"]] = float(r["max_s"])
@@ -229,7 +234,8 @@ def write(res, out, choices=None):
     # The adaptive engine.
     md += ["## The adaptive engine under each pattern", "",
            "`AUTOCOLL_MODE=adaptive` (default learner), measuring in place under the same "
-           "arrival mechanism, every call timed (its learning included). Here the oracle is "
+           f"arrival mechanism, {'/'.join(map(str, sorted(ADAPT_CALLS)))} calls per point, "
+           "every call timed (its learning included). Here the oracle is "
            "the fastest of everything the engine may choose, the MPI library's own collective "
            "included. *choice*: the engine's choice for the key at the end of the run (its "
            "`AUTOCOLL_VERBOSE` summary; the last call may have been a probe); *rank*: its place in "
