@@ -100,7 +100,7 @@ def run_one(repo, gsum, report, work, out, plat, xml, hosts, p, tree, size, forc
         raise RuntimeError(f"{name}: autocoll-report failed:\n{rr.stdout}")
     gs = [ln for ln in r.stdout.splitlines() if ln.startswith("# mean")]
     shown = " ".join(os.path.basename(c) if c.startswith("/") else c for c in cmd)
-    text = f"<!-- {shown} -->\n" + "\n".join(gs) + "\n\n" + rr.stdout
+    text = f"<!-- {shown} -->\n" + "\n".join(gs) + "\n\n" + local_paths(rr.stdout, name)
     with open(rep, "w") as f:
         f.write(text)
     shutil.rmtree(tdir, ignore_errors=True)  # the traces are large; the report stays
@@ -109,6 +109,15 @@ def run_one(repo, gsum, report, work, out, plat, xml, hosts, p, tree, size, forc
             shutil.copy(os.path.join(maps, png), os.path.join(out, f"stages-{name}.png"))
             break
     return text
+
+
+def local_paths(text, name):
+    """autocoll-report names the trace directory and its timemap by their absolute paths (under
+    BUILD/simrun/stages); the first timemap is copied beside stages.md as stages-NAME.png, so
+    the detail report shows that one and names the build directory BUILD."""
+    text = re.sub(r"^Timemap: \S+/timemap-0\.png \(data \S+\)\.$",
+                  f"Timemap: ![timemap](../stages-{name}.png)", text, count=1, flags=re.M)
+    return re.sub(r"/\S+/(simrun/stages/traces/)", r"BUILD/\1", text)
 
 
 def section(text):
@@ -211,6 +220,9 @@ def write(out, results):
                 if os.path.exists(os.path.join(out, png)):
                     md += ["", f"Timemap (Fig. 12-14 form: mean stages of the slowest rank, x "
                            f"relative to core entry): ![{plat} {tree} {size} B]({png})"]
+                md += ["", f"Every rank, every stage: [stages-detail/{plat}-{tree}-{size}B.md]"
+                       f"(stages-detail/{plat}-{tree}-{size}B.md) (`autocoll-report`'s full "
+                       "output)."]
                 md.append("")
     md += ["## The paper's Tables 2 and 3 (binary8W, 4 B)", "",
            "| stage (Table 2, thread 17) | mean |", "|---|---|"]
