@@ -28,5 +28,19 @@ for ppn in 3 2; do
         { bad "nodes of $ppn: stage records"; cat "$tmp/check"; }
 done
 
+# The leaders' part of allreduce `hierarchical` as allreduce `tree`: it leaves no whole-call
+# record of its own (those would carry the leaders' communicator and call numbers).
+d="$tmp/tt"
+mkdir "$d"
+"$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
+    AUTOCOLL_NODE_LAYOUT=block:2 AUTOCOLL_BCAST=hier AUTOCOLL_REDUCE=hier \
+    AUTOCOLL_ALLREDUCE=hierarchical:inter=tree "$prog" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "hierarchical:inter=tree: results correct" ||
+    { bad "hierarchical:inter=tree: exit code $rc"; cat "$tmp/out"; }
+"$check" "$d" 6 2 >"$tmp/check" 2>&1 &&
+    ok "hierarchical:inter=tree: stage records ($(tail -1 "$tmp/check"))" ||
+    { bad "hierarchical:inter=tree: stage records"; cat "$tmp/check"; }
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

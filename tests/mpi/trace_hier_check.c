@@ -16,7 +16,9 @@
  *    two ranks' clock uncertainty, a reduce child's t2 before its parent's t1 of it and a bcast
  *    parent's t4 to a child before the child's t3; on a leader, the inter-node bcast tree's t3
  *    before its intra-node tree starts (other nodes) and the intra-node reduce tree's t2 before
- *    the inter-node one starts.
+ *    the inter-node one starts;
+ *  - no whole-call record of allreduce `tree` (tree_rank, tree_vertex, tree_child) when the
+ *    tree runs as the leaders' part of allreduce `hierarchical` (the script's last run).
  * Prints one line per problem and a summary; exit status 1 if any.
  */
 #ifndef _GNU_SOURCE
@@ -178,6 +180,11 @@ int main(int argc, char **argv) {
                     u->child[u->nch] = x->root;
                     u->at[u->nch++] = u->op == AC_PART_REDUCE ? x->t_in : x->t_out;
                 }
+            } else if (x->kind >= AC_TK_TREE_RANK && x->kind <= AC_TK_TREE_CHILD) {
+                /* Whole-call records of allreduce `tree`: never inside a hierarchical call (a
+                 * tree part would name the leaders' communicator as the call's). */
+                CHECK(0, "rank %d: %s record (call %llu) inside a hierarchical call", r,
+                      ac_trace_kind_name(x->kind), (unsigned long long)x->seq);
             } else if (x->kind < AUTOCOLL_NCOLL) {
                 if (x->seq >= 1 && x->seq <= MAXCALL && r < MAXCH) {
                     call_t *c = &calls[x->seq][r];
