@@ -35,7 +35,7 @@ def report(mean, slow, other_section=True):
 
 # autocoll trace report
 
-32 rank files of 32 (/somewhere/build/simrun/stages/traces/X); 0 records overwritten in full rings.
+32 rank files of 32 (/somewhere/build/simrun/stages/traces/X); 0 records overwritten.
 
 ## Reduction-tree stages
 
@@ -43,7 +43,8 @@ def report(mean, slow, other_section=True):
 
 41 complete calls, the first 10 left out; 0 paths could not be formed.
 
-Identities (total = down + up, with and without arrival waits): largest error 0.125 us over every rank and call; clock uncertainty 2.500 us. Negative one-clock stages (waits, latencies): 3.
+Identities (total = down + up, with and without arrival waits): largest error 0.125 us over \
+every rank and call; clock uncertainty 2.500 us. Negative one-clock stages (waits, latencies): 3.
 
 Stages of rank {slow}, the slowest (seed 003 Table 2), us:
 
@@ -66,7 +67,8 @@ Root vertex 0: arrival order (rows) against departure order (columns), % of call
 | 1 | 75.0 | 25.0 |
 | 2 | 25.0 | 75.0 |
 
-Timemap: /somewhere/build/simrun/stages/maps/X/timemap-0.png (data /somewhere/build/simrun/stages/maps/X/timemap-0.dat).
+Timemap: /somewhere/build/simrun/stages/maps/X/timemap-0.png (data \
+/somewhere/build/simrun/stages/maps/X/timemap-0.dat).
 """
     if other_section:
         text += """
@@ -90,7 +92,8 @@ check(facts.get("slow") == "3", "slowest rank 3, not the next section's 9")
 check([r[0] for r in t2] == ["entry", "core"] and t2[1][1:] == ["7.25", "7.00", "1.00", "6.00",
                                                                   "9.00", "6.50", "8.50"],
       f"Table 2 rows ({t2})")
-check(cols == ["rank 0", "rank 3"] and t3.get("up") == ["10.33", "20.51"], f"Table 3 ({cols}, {t3})")
+check(cols == ["rank 0", "rank 3"] and t3.get("up") == ["10.33", "20.51"],
+      f"Table 3 ({cols}, {t3})")
 check(t1 == [["1", "75.0", "25.0"], ["2", "25.0", "75.0"]], f"Table 1 rows ({t1})")
 
 # 2. local_paths()
