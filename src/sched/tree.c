@@ -235,7 +235,7 @@ size_t ac_seg_count(size_t count, size_t seg) {
 
 /* ---------------------------------------------------------------- executors */
 
-_Thread_local ac_tree_stamps_t *ac_tree_stamps;
+AC_TLS ac_tree_stamps_t *ac_tree_stamps;
 
 /* The run a traced executor stamps (NULL: not traced, or no room). */
 static ac_tree_run_t *stamp_begin(int op, int parent, const int *child, int nch) {

@@ -47,6 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
+#include "../core/ac.h" /* AC_TLS */
 
 typedef enum { AC_TREE_KNOMIAL = 0, AC_TREE_KARY = 1 } ac_tree_kind_t;
 
@@ -109,7 +110,7 @@ size_t ac_seg_count(size_t count, size_t seg);
  * every ac_node_bcast and ac_node_reduce run stores one ac_tree_run_t (up to maxrun; a run that
  * does not fit, or has more than cap children, is counted in lost). The caller, a layer above
  * that records them (src/coll/hier_stage.c), owns the storage and the clock; unset (NULL), the
- * cost is one thread-local load per executor call. */
+ * cost is one thread-local load per executor call (AC_TLS: per rank under SMPI too). */
 typedef struct {
     int op;          /* AC_TREE_RUN_REDUCE (values go up to the root) or AC_TREE_RUN_BCAST */
     int parent, nch; /* real ranks in the executor's communicator; parent -1 at the root */
@@ -131,7 +132,7 @@ typedef struct {
     int nrun, lost;       /* runs stored, runs not stored */
     ac_tree_run_t *run;
 } ac_tree_stamps_t;
-extern _Thread_local ac_tree_stamps_t *ac_tree_stamps;
+extern AC_TLS ac_tree_stamps_t *ac_tree_stamps;
 
 /* Broadcast buf (count x type) from root over tree t (t->p == size of comm), segment by
  * segment (seg elements, >= 1; seg >= count disables pipelining). A rank posts the receive of
