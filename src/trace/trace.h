@@ -604,4 +604,25 @@ int64_t ac_stage_identity_error(const ac_stage_parts_t *x);
  * ties keep position order. Children without a departure get dep_order -1. */
 void ac_stage_orders(const ac_stage_vertex_t *v, int *arr_order, int *dep_order);
 
+/* ------------------------------------------- stages of hierarchical calls (seed 003 §4) */
+
+/* The vertex metrics of one tree run of a hierarchical call's stage (spec allreduce-trees.md
+ * §7.2, src/trace/trace_part.c) from its part_tree record rec[0] and the part_child records
+ * after it (AC_TK_PART_*, one rank's clock):
+ *   reduce: arrival wait = last t1 - first t1, down latency = t2 - last t1 (a leaf: t2 - entry,
+ *           its own value made ready); bcast: up latency = first t4 - t3, departure wait = last
+ *           t4 - first t4 (a leaf: both 0); before = entry to t2 (reduce) or t3 (bcast), the
+ *           time spent waiting for the children's values or the parent's.
+ * Returns the number of records read (1 + children), or -1 with the reason in err. */
+typedef struct {
+    int stage, op;                      /* AC_HIER_*, AC_PART_* */
+    int rank, parent;                   /* in the call's communicator; parent -1 at the root */
+    int nch;                            /* children */
+    int64_t before;                     /* entry -> t2 / t3 */
+    int64_t arrival_wait, down_latency; /* reduce */
+    int64_t up_latency, departure_wait; /* bcast */
+} ac_part_vertex_t;
+int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, char *err,
+                   size_t errlen);
+
 #endif

@@ -17,6 +17,7 @@
  *    parent's t4 to a child before the child's t3; on a leader, the inter-node bcast tree's t3
  *    before its intra-node tree starts (other nodes) and the intra-node reduce tree's t2 before
  *    the inter-node one starts;
+ *  - every run's records give its vertex metrics (ac_part_vertex);
  *  - no whole-call record of allreduce `tree` (tree_rank, tree_vertex, tree_child) when the
  *    tree runs as the leaders' part of allreduce `hierarchical` (the script's last run).
  * Prints one line per problem and a summary; exit status 1 if any.
@@ -170,6 +171,10 @@ int main(int argc, char **argv) {
                 *u = (run_t){x->status_source, x->status_tag, x->ident, x->count, x->root,
                              x->t_in,          x->t_out,      0,        {0},      {0}};
                 CHECK(x->peer == r, "rank %d: part_tree record names rank %d", r, x->peer);
+                ac_part_vertex_t pv;
+                char why[128];
+                int used = ac_part_vertex(x, (size_t)(t.nrec - k), &pv, why, sizeof why);
+                CHECK(used >= 1, "rank %d: vertex metrics: %s", r, why);
                 CHECK(npend == 1 || x->seq == pseq, "rank %d: part records of two calls", r);
                 pseq = x->seq;
             } else if (x->kind == AC_TK_PART_CHILD) {
