@@ -3,6 +3,10 @@
  * Reference: seed 000 (Faraj 2006) §3.4 and spec star-stage-ethernet section 2.5 (binomial,
  * linear and binary trees, pipelining); seed 004 (Afsahi 2000) §5.3.1 and §5.5 and spec
  * predictors-latency sections 5.4-5.5 ((k+1)-nomial k-port scatter and broadcast, k-ary trees).
+ * Stage stamps (seed 003 §4, spec allreduce-trees.md §7.2): ac_node_bcast and ac_node_reduce
+ * stamp t1..t4 of the rank's vertex into ac_tree_stamps when a caller above (the hierarchical
+ * algorithms' tracing, src/coll/hier_stage.c) sets it; the clock is the caller's, as sched may
+ * not include trace. Off: one thread-local load per executor call.
  */
 #include <stdlib.h>
 #include "../core/ac.h"
@@ -231,6 +235,32 @@ size_t ac_seg_count(size_t count, size_t seg) {
 
 /* ---------------------------------------------------------------- executors */
 
+AC_TLS ac_tree_stamps_t *ac_tree_stamps;
+
+/* The run a traced executor stamps (NULL: not traced, or no room). */
+static ac_tree_run_t *stamp_begin(int op, int parent, const int *child, int nch) {
+    ac_tree_stamps_t *s = ac_tree_stamps;
+    if (__builtin_expect(s == NULL, 1)) return NULL;
+    if (s->nrun >= s->maxrun || nch > s->cap) {
+        s->lost++;
+        return NULL;
+    }
+    ac_tree_run_t *r = &s->run[s->nrun++];
+    r->op = op;
+    r->parent = parent;
+    r->nch = nch;
+    for (int j = 0; j < nch; j++) {
+        r->child[j] = child[j];
+        r->at[j] = 0;
+    }
+    r->entry = r->mid = s->now();
+    return r;
+}
+
+static int64_t stamp_now(void) {
+    return ac_tree_stamps->now();
+}
+
 int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int *child, int nch,
                   MPI_Comm comm, int tag, size_t seg) {
     int err = MPI_SUCCESS;
@@ -242,12 +272,14 @@ int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int
         sreq = malloc((size_t)nch * sizeof *sreq);
         if (!sreq) return MPI_ERR_NO_MEM;
     }
+    ac_tree_run_t *st = stamp_begin(AC_TREE_RUN_BCAST, parent, child, nch);
     if (parent >= 0) AC_CHECK(PMPI_Irecv(buf, (int)seg, type, parent, tag, comm, &rreq));
     for (size_t s = 0; s < nseg; s++) {
         size_t off = s * seg, n = (size_t)count - off < seg ? (size_t)count - off : seg;
         void *at = ac_dt_at(buf, type, off);
         if (parent >= 0) {
             AC_CHECK(PMPI_Wait(&rreq, MPI_STATUS_IGNORE));
+            if (st && s + 1 == nseg) st->mid = stamp_now();
             if (s + 1 < nseg) {
                 size_t off2 = off + seg,
                        n2 = (size_t)count - off2 < seg ? (size_t)count - off2 : seg;
@@ -255,8 +287,10 @@ int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int
                     PMPI_Irecv(ac_dt_at(buf, type, off2), (int)n2, type, parent, tag, comm, &rreq));
             }
         }
-        for (int j = 0; j < nch; j++)
+        for (int j = 0; j < nch; j++) {
+            if (st && s + 1 == nseg) st->at[j] = stamp_now();
             AC_CHECK(PMPI_Isend(at, (int)n, type, child[j], tag, comm, &sreq[j]));
+        }
         if (nch > 0) AC_CHECK(PMPI_Waitall(nch, sreq, MPI_STATUSES_IGNORE));
     }
 fn_exit:
@@ -310,6 +344,7 @@ int ac_node_reduce(const void *mine, void *res, int count, MPI_Datatype type, MP
             goto fn_exit;
         }
     }
+    ac_tree_run_t *st = stamp_begin(AC_TREE_RUN_REDUCE, parent, child, nch);
     for (size_t s = 0; s < nseg; s++) {
         size_t off = s * seg, n = (size_t)count - off < seg ? (size_t)count - off : seg;
         const void *my = ac_dt_at(mine, type, off);
@@ -320,6 +355,7 @@ int ac_node_reduce(const void *mine, void *res, int count, MPI_Datatype type, MP
             for (int i = nch - 1; i >= 0; i--) {
                 char *dst = i == nch - 1 ? a : tmp;
                 AC_CHECK(PMPI_Recv(dst, (int)n, type, child[i], tag, comm, MPI_STATUS_IGNORE));
+                if (st && s + 1 == nseg) st->at[i] = stamp_now();
                 if (i != nch - 1) AC_CHECK(PMPI_Reduce_local(tmp, a, (int)n, type, op));
             }
             AC_CHECK(PMPI_Reduce_local(my, a, (int)n, type, op));
@@ -327,9 +363,11 @@ int ac_node_reduce(const void *mine, void *res, int count, MPI_Datatype type, MP
         }
         if (parent >= 0) {
             AC_CHECK(PMPI_Wait(&sreq, MPI_STATUS_IGNORE));
+            if (st && s + 1 == nseg) st->mid = stamp_now();
             AC_CHECK(PMPI_Isend(out, (int)n, type, parent, tag, comm, &sreq));
         } else {
             AC_CHECK(ac_dt_copy(out, (int)n, type, ac_dt_at(res, type, off), (int)n, type));
+            if (st && s + 1 == nseg) st->mid = stamp_now();
         }
     }
     AC_CHECK(PMPI_Wait(&sreq, MPI_STATUS_IGNORE));

@@ -45,7 +45,9 @@
 #ifndef AC_SCHED_TREE_H
 #define AC_SCHED_TREE_H
 #include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
+#include "../core/ac.h" /* AC_TLS */
 
 typedef enum { AC_TREE_KNOMIAL = 0, AC_TREE_KARY = 1 } ac_tree_kind_t;
 
@@ -102,6 +104,35 @@ size_t ac_seg_elems(size_t seg_bytes, size_t type_size, size_t count);
 size_t ac_seg_count(size_t count, size_t seg);
 
 /* ---------------------------------------------------------------- executors (MPI) */
+
+/* Stage stamps of the tree executors (seed 003 §4, spec allreduce-trees.md §7.2: t1..t4 of the
+ * vertex a rank is in a k-nomial or k-ary tree). When ac_tree_stamps is set on this thread,
+ * every ac_node_bcast and ac_node_reduce run stores one ac_tree_run_t (up to maxrun; a run that
+ * does not fit, or has more than cap children, is counted in lost). The caller, a layer above
+ * that records them (src/coll/hier_stage.c), owns the storage and the clock; unset (NULL), the
+ * cost is one thread-local load per executor call (AC_TLS: per rank under SMPI too). */
+typedef struct {
+    int op;          /* AC_TREE_RUN_REDUCE (values go up to the root) or AC_TREE_RUN_BCAST */
+    int parent, nch; /* real ranks in the executor's communicator; parent -1 at the root */
+    int64_t entry;   /* the executor starts */
+    /* reduce: t2, the partial result leaves for the parent (the send of its last segment is
+     * posted; root: the result is complete); bcast: t3, the value is here (the last segment
+     * from the parent received; root: entry) */
+    int64_t mid;
+    int *child; /* cap entries: the children, in service (bcast) or combination (reduce) order */
+    /* cap entries: reduce: t1,i, child i's partial seen complete (its last segment received, in
+     * combination order: a blocking receive, so a late earlier child delays the stamp of a
+     * later one); bcast: t4,i, the send of the last segment to child i posted */
+    int64_t *at;
+} ac_tree_run_t;
+enum { AC_TREE_RUN_REDUCE = 0, AC_TREE_RUN_BCAST = 1 };
+typedef struct {
+    int64_t (*now)(void); /* the clock of the stamps */
+    int cap, maxrun;      /* children per run, runs */
+    int nrun, lost;       /* runs stored, runs not stored */
+    ac_tree_run_t *run;
+} ac_tree_stamps_t;
+extern AC_TLS ac_tree_stamps_t *ac_tree_stamps;
 
 /* Broadcast buf (count x type) from root over tree t (t->p == size of comm), segment by
  * segment (seg elements, >= 1; seg >= count disables pipelining). A rank posts the receive of

@@ -78,13 +78,34 @@ enum {
  *                     -r-1), status_source = owner of the child, status_tag = 1 when the result
  *                     departs from this vertex to the child (0: the child's owner gets it from
  *                     higher up; t_out is then t3 of the vertex). */
+/* Stage records of the trees run as the parts of a node-aware (`hier`) call (the tree
+ * executors' stamps, src/sched/tree.h; written by src/coll/hier_stage.c before the call's own
+ * record, traced with the collectives). The rank is the vertex: one AC_TK_PART_TREE per tree
+ * run and rank, then one AC_TK_PART_CHILD per child of it. Fields (docs/tracing.md, "Stage
+ * records of hierarchical calls"):
+ *   AC_TK_PART_TREE   t_in = entry into the tree, t_out = t2 (reduce: the partial result leaves
+ *                     for the parent; root: complete) or t3 (bcast: the value is here; root:
+ *                     entry); ident = rank in the part's communicator, count = its size, tag =
+ *                     parent there (-1 root), peer = this rank in the call's communicator, root
+ *                     = the parent's (-1), bytes = the part's data bytes, status_source = stage
+ *                     (AC_HIER_INTRA 0 intra-node, AC_HIER_INTER 1 inter-node), status_tag =
+ *                     operation (0 reduce, 1 bcast), alg = the part algorithm's registry index
+ *   AC_TK_PART_CHILD  reduce: t_in = t1,i (child i's partial seen complete), t_out = t2 of the
+ *                     vertex; bcast: t_in = t3 of the vertex, t_out = t4,i (the value leaves for
+ *                     child i); ident, peer, status_source, status_tag as in its tree record;
+ *                     count = position i (combination or service order), tag = the child's rank
+ *                     in the part's communicator, root = in the call's communicator */
 enum {
     AC_TK_STAGE_FIRST = 128,
     AC_TK_TREE_RANK = AC_TK_STAGE_FIRST,
     AC_TK_TREE_VERTEX,
     AC_TK_TREE_CHILD,
+    AC_TK_PART_TREE,
+    AC_TK_PART_CHILD,
     AC_TK_STAGE_END
 };
+enum { AC_HIER_INTRA = 0, AC_HIER_INTER = 1 };  /* status_source of AC_TK_PART_* */
+enum { AC_PART_REDUCE = 0, AC_PART_BCAST = 1 }; /* status_tag of AC_TK_PART_* */
 
 /* Enable bits (AUTOCOLL_TRACE). */
 enum { AC_TRACE_COLL = 1u << 0, AC_TRACE_P2P = 1u << 1 };
@@ -582,5 +603,26 @@ int64_t ac_stage_identity_error(const ac_stage_parts_t *x);
 /* Arrival and departure order (0 = first) of the children of vertex v (spec 7.1, Table 1);
  * ties keep position order. Children without a departure get dep_order -1. */
 void ac_stage_orders(const ac_stage_vertex_t *v, int *arr_order, int *dep_order);
+
+/* ------------------------------------------- stages of hierarchical calls (seed 003 §4) */
+
+/* The vertex metrics of one tree run of a hierarchical call's stage (spec allreduce-trees.md
+ * §7.2, src/trace/trace_part.c) from its part_tree record rec[0] and the part_child records
+ * after it (AC_TK_PART_*, one rank's clock):
+ *   reduce: arrival wait = last t1 - first t1, down latency = t2 - last t1 (a leaf: t2 - entry,
+ *           its own value made ready); bcast: up latency = first t4 - t3, departure wait = last
+ *           t4 - first t4 (a leaf: both 0); before = entry to t2 (reduce) or t3 (bcast), the
+ *           time spent waiting for the children's values or the parent's.
+ * Returns the number of records read (1 + children), or -1 with the reason in err. */
+typedef struct {
+    int stage, op;                      /* AC_HIER_*, AC_PART_* */
+    int rank, parent;                   /* in the call's communicator; parent -1 at the root */
+    int nch;                            /* children */
+    int64_t before;                     /* entry -> t2 / t3 */
+    int64_t arrival_wait, down_latency; /* reduce */
+    int64_t up_latency, departure_wait; /* bcast */
+} ac_part_vertex_t;
+int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, char *err,
+                   size_t errlen);
 
 #endif

@@ -11,9 +11,11 @@
  * Reference: seed 003 (Bongo et al.), spec allreduce-trees.md section 4 (composition of
  *   sub-communicator collectives: reduce on node_comm, allreduce among leaders, bcast on
  *   node_comm), seed 000 (Faraj 2006) for the inter-node algorithms.
+ * Tracing: the trees of the parts (node reduce and bcast, and the leaders' part when it runs a
+ *   tree) leave stage records labelled intra-node / inter-node (src/coll/hier_stage.c).
  */
 #include <stdlib.h>
-#include "../algs.h"
+#include "../hier_stage.h"
 
 int ac_allreduce_hierarchical(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* Node and leader communicators: made by the dispatcher before a top-level call, here when
@@ -37,17 +39,17 @@ int ac_allreduce_hierarchical(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t 
     }
     ac_args_t r = ac_part_args(a, AUTOCOLL_REDUCE, nctx->comm, 0, sbuf, rbuf, n, a->rtype);
     r.ucomm = ctx->node_comm;
-    AC_CHECK(ac_run_part_alg(&r, ac_param_alg(in, "reduce"), nctx));
+    AC_CHECK(ac_hier_part(a, ctx, AC_HIER_INTRA, &r, ac_param_alg(in, "reduce"), nctx));
     if (ctx->nnodes > 1 && ctx->leader_comm != MPI_COMM_NULL) {
         AC_CHECK(ac_ctx_get(ctx->leader_comm, &lctx));
         ac_args_t x =
             ac_part_args(a, AUTOCOLL_ALLREDUCE, lctx->comm, 0, MPI_IN_PLACE, a->rbuf, n, a->rtype);
         x.ucomm = ctx->leader_comm;
-        AC_CHECK(ac_run_part_alg(&x, ac_param_alg(in, "inter"), lctx));
+        AC_CHECK(ac_hier_part(a, ctx, AC_HIER_INTER, &x, ac_param_alg(in, "inter"), lctx));
     }
     ac_args_t b = ac_part_args(a, AUTOCOLL_BCAST, nctx->comm, 0, NULL, a->rbuf, n, a->rtype);
     b.ucomm = ctx->node_comm;
-    AC_CHECK(ac_run_part_alg(&b, ac_param_alg(in, "bcast"), nctx));
+    AC_CHECK(ac_hier_part(a, ctx, AC_HIER_INTRA, &b, ac_param_alg(in, "bcast"), nctx));
 fn_exit:
     free(tbase);
     return err;

@@ -33,6 +33,7 @@
 #include <string.h>
 #include "../algs.h"
 #include "../../sched/rtree.h"
+#include "../../sched/tree.h"
 #include "../../trace/trace.h"
 
 typedef struct {
@@ -154,8 +155,10 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     char *vbuf = NULL, *rbuf = NULL, *fin = NULL;
     const char *mine = ac_rs_input(a);
     size_t span = (size_t)n; /* elements per slot */
-    /* Stage tracing: one branch when off. */
-    int traced = ctx && a->comm == ctx->comm && ac_trace_on(AUTOCOLL_ALLREDUCE);
+    /* Stage tracing: one branch when off. Not as the part of a traced hierarchical call
+     * (ac_tree_stamps set, src/coll/hier_stage.c): its records would name the part's
+     * communicator and call numbers as the call's. */
+    int traced = ctx && a->comm == ctx->comm && ac_trace_on(AUTOCOLL_ALLREDUCE) && !ac_tree_stamps;
     int64_t *tv2 = NULL, *ta = NULL, *td = NULL, t_ready = 0, t_fin = 0;
     int *cb = NULL;
     MPI_Request *wq = NULL;

@@ -8,13 +8,17 @@
  * Restrictions: none (one node: the inter step is empty). Memory: that of the parts.
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); two-level trees of
  *   seed 003 (Bongo et al.) applied to broadcast (spec allreduce-trees, hierarchy).
+ * Tracing: the trees of the parts leave stage records labelled intra-node / inter-node
+ *   (src/coll/hier_stage.c, seed 003 §4).
  */
-#include "../algs.h"
+#include "../hier_stage.h"
 
-/* The broadcast of the caller's buffer from root on comm (a node or the leader communicator). */
-static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg, ac_ctx_t *ctx) {
+/* The broadcast of the caller's buffer from root on comm (a node or the leader communicator),
+ * the call's stage `stage` (its trees traced as such, src/coll/hier_stage.c). */
+static int part(const ac_args_t *a, MPI_Comm comm, int root, const ac_alg_t *alg, ac_ctx_t *ctx,
+                int stage) {
     ac_args_t b = ac_part_args(a, a->coll, comm, root, a->sbuf, a->rbuf, a->rcount, a->rtype);
-    return ac_run_part_alg(&b, alg, ctx);
+    return ac_hier_part(a, ctx, stage, &b, alg, ctx);
 }
 
 int ac_bcast_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -28,12 +32,13 @@ int ac_bcast_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     for (int r = 0; r < a->root; r++)
         rlocal += ctx->node_of[r] == rnode;
     if (ctx->node_id == rnode) {
-        AC_CHECK(part(a, ctx->node_comm, rlocal, intra, ctx));
+        AC_CHECK(part(a, ctx->node_comm, rlocal, intra, ctx, AC_HIER_INTRA));
         if (ctx->node_rank == 0 && ctx->nnodes > 1)
-            AC_CHECK(part(a, ctx->leader_comm, rnode, inter, ctx));
+            AC_CHECK(part(a, ctx->leader_comm, rnode, inter, ctx, AC_HIER_INTER));
     } else {
-        if (ctx->node_rank == 0) AC_CHECK(part(a, ctx->leader_comm, rnode, inter, ctx));
-        AC_CHECK(part(a, ctx->node_comm, 0, intra, ctx));
+        if (ctx->node_rank == 0)
+            AC_CHECK(part(a, ctx->leader_comm, rnode, inter, ctx, AC_HIER_INTER));
+        AC_CHECK(part(a, ctx->node_comm, 0, intra, ctx, AC_HIER_INTRA));
     }
 fn_exit:
     return err;

@@ -7,15 +7,18 @@
  * Restrictions: COMMUTATIVE (node ranks need not be contiguous). Memory: two vectors on leaders.
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); two-level trees of
  *   seed 003 (Bongo et al.) (spec allreduce-trees, hierarchy).
+ * Tracing: the trees of the parts leave stage records labelled intra-node / inter-node
+ *   (src/coll/hier_stage.c, seed 003 §4).
  */
 #include <stdlib.h>
-#include "../algs.h"
+#include "../hier_stage.h"
 
-/* The reduction of sbuf into rbuf at root on comm (a node or the leader communicator). */
+/* The reduction of sbuf into rbuf at root on comm (a node or the leader communicator), the
+ * call's stage `stage` (its trees traced as such, src/coll/hier_stage.c). */
 static int part(const ac_args_t *a, MPI_Comm comm, int root, const void *sbuf, void *rbuf,
-                const ac_alg_t *alg, ac_ctx_t *ctx) {
+                const ac_alg_t *alg, ac_ctx_t *ctx, int stage) {
     ac_args_t b = ac_part_args(a, a->coll, comm, root, sbuf, rbuf, a->rcount, a->rtype);
-    return ac_run_part_alg(&b, alg, ctx);
+    return ac_hier_part(a, ctx, stage, &b, alg, ctx);
 }
 
 int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -41,11 +44,11 @@ int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             goto fn_exit;
         }
     }
-    AC_CHECK(part(a, ctx->node_comm, 0, mine, node_res, intra, ctx));
+    AC_CHECK(part(a, ctx->node_comm, 0, mine, node_res, intra, ctx, AC_HIER_INTRA));
     const char *res = node_res;
     if (leader && ctx->nnodes > 1) {
         AC_CHECK(part(a, ctx->leader_comm, rnode, node_res, ctx->node_id == rnode ? all_res : NULL,
-                      inter, ctx));
+                      inter, ctx, AC_HIER_INTER));
         res = all_res;
     }
     if (ctx->node_id == rnode) {

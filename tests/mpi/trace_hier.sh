@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Stage records of the trees inside node-aware calls (docs/tracing.md, "Stage records of
+# hierarchical calls"; seed 003 §4): trace_hier.c with bcast and reduce `hier` and allreduce
+# `hierarchical` forced and collective tracing, at p = 6 on emulated nodes of 3 ranks (two
+# nodes) and of 2 ranks (three nodes); ac_trace_hier_check checks every call's intra-node and
+# inter-node trees (which ranks, labels, shape, roots, stamp order).
+# usage: trace_hier.sh TRACE_HIER TRACE_HIER_CHECK MPIEXEC [mpiexec flags...]
+set -u
+prog=$1 check=$2 mpiexec=$3
+shift 3
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for ppn in 3 2; do
+    d="$tmp/t$ppn"
+    mkdir "$d"
+    "$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
+        AUTOCOLL_NODE_LAYOUT=block:$ppn AUTOCOLL_BCAST=hier AUTOCOLL_REDUCE=hier \
+        AUTOCOLL_ALLREDUCE=hierarchical "$prog" >"$tmp/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && ok "p = 6, nodes of $ppn: results correct" ||
+        { bad "p = 6, nodes of $ppn: exit code $rc"; cat "$tmp/out"; }
+    "$check" "$d" 6 $ppn >"$tmp/check" 2>&1 &&
+        ok "nodes of $ppn: stage records ($(tail -1 "$tmp/check"))" ||
+        { bad "nodes of $ppn: stage records"; cat "$tmp/check"; }
+done
+
+# The leaders' part of allreduce `hierarchical` as allreduce `tree`: it leaves no whole-call
+# record of its own (those would carry the leaders' communicator and call numbers).
+d="$tmp/tt"
+mkdir "$d"
+"$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
+    AUTOCOLL_NODE_LAYOUT=block:2 AUTOCOLL_BCAST=hier AUTOCOLL_REDUCE=hier \
+    AUTOCOLL_ALLREDUCE=hierarchical:inter=tree "$prog" >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "hierarchical:inter=tree: results correct" ||
+    { bad "hierarchical:inter=tree: exit code $rc"; cat "$tmp/out"; }
+"$check" "$d" 6 2 >"$tmp/check" 2>&1 &&
+    ok "hierarchical:inter=tree: stage records ($(tail -1 "$tmp/check"))" ||
+    { bad "hierarchical:inter=tree: stage records"; cat "$tmp/check"; }
+
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Stage records of the trees inside node-aware calls under SimGrid (docs/tracing.md, "Stage
+# records of hierarchical calls"): tests/mpi/trace_hier.c built with smpicc, p = 6 on the
+# 64-host cluster, emulated nodes of 3 and of 2 ranks, bcast/reduce `hier` and allreduce
+# `hierarchical` forced and traced; ac_trace_hier_check checks every call (simulated time is
+# global: the stamp order across ranks is exact).
+# usage: trace_hier_sim.sh SMPIRUN PLATFORM HOSTFILE TRACE_HIER_SIM TRACE_HIER_CHECK OUTDIR
+set -u
+smpirun=$1 plat=$2 hosts=$3 prog=$4 check=$5 out=$6
+fails=0 passes=0
+ok() { passes=$((passes + 1)); echo "ok   $1"; }
+bad() { fails=$((fails + 1)); echo "FAIL $1"; }
+rm -rf "$out"
+for ppn in 3 2; do
+    d="$out/t$ppn"
+    mkdir -p "$d"
+    AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" AUTOCOLL_NODE_LAYOUT=block:$ppn \
+        AUTOCOLL_BCAST=hier AUTOCOLL_REDUCE=hier AUTOCOLL_ALLREDUCE=hierarchical \
+        "$smpirun" -np 6 -platform "$plat" -hostfile "$hosts" \
+        --cfg=smpi/simulate-computation:no --log=root.thres:critical "$prog" >"$out/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && ok "simulated p = 6, nodes of $ppn: results correct" ||
+        { bad "simulated p = 6, nodes of $ppn: exit code $rc"; cat "$out/out"; }
+    "$check" "$d" 6 $ppn >"$out/check" 2>&1 &&
+        ok "nodes of $ppn: stage records ($(tail -1 "$out/check"))" ||
+        { bad "nodes of $ppn: stage records"; cat "$out/check"; }
+done
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]
