@@ -114,6 +114,14 @@ awk '/hit ratios, send side/{s=1} /hit ratios, receive side/{s=2}
      END {exit !(a==1 && b==1 && c==1)}' "$tmp/rep4" &&
     ok "report: LRU hit ratios 0.962 (k = 2), 0.010 (k = 1) sends, 0.951 (k = 2) receives" ||
     { bad "report p2p hit ratios"; cat "$tmp/rep4"; }
+# The wrapper overheads calibrated at MPI_Init (spec 2.3; plausibility checked per file by
+# ac_trace_check) are those the report says it subtracts: rank 0's "#wrap" string.
+w=$(grep -a -o '#wrap send=[0-9.]*/[0-9.]* recv=[0-9.]*/[0-9.]* other=[0-9.]*/[0-9.]*' \
+        "$tmp/p/autocoll-trace.0.bin" |
+    sed -E 's|#wrap send=([0-9.]+)/([0-9.]+) recv=([0-9.]+)/([0-9.]+) other=([0-9.]+)/([0-9.]+)|send \1 / \2, receive \3 / \4, other \5 / \6|')
+[ -n "$w" ] && grep -qF "wrapper overheads calibrated at MPI_Init (rank 0's file, entry / exit, ns: $w)" "$tmp/rep4" &&
+    ok "report: subtracts rank 0's calibrated wrapper overheads ($w ns)" ||
+    bad "report wrapper overheads (file: '$w')"
 [ "$(grep -cE '^\| (LRU|Better-cycle2|Tag-bettercycle2) \| (1|10) \|( [0-9.]+ / [0-9.]+ / [0-9.]+ \|){4}$' "$tmp/rep4")" -eq 6 ] &&
     ok "report: reconfiguration-hiding table (3 predictors x 2 CPU factors x 4 delays)" ||
     bad "report reconfiguration table"

@@ -154,6 +154,15 @@ int main(int argc, char **argv) {
               "%s: clock estimates missing (residuals %lld %lld)", path,
               (long long)t.clock[0].residual, (long long)t.clock[1].residual);
         if (p2p) {
+            /* the wrapper overheads calibrated at MPI_Init (spec 2.3): every class, in (0, 100 us) */
+            double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+            int wr = ac_trace_file_wrap(&t, oe, ox), good = wr == 0;
+            for (int c = 0; c < AC_WRAP_NCLASS; c++)
+                good &= oe[c] > 0 && ox[c] > 0 && oe[c] < 1e5 && ox[c] < 1e5;
+            CHECK(good,
+                  "%s: wrapper overheads missing or implausible (send %g/%g recv %g/%g other %g/%g "
+                  "ns)",
+                  path, oe[0], ox[0], oe[1], ox[1], oe[2], ox[2]);
             check_p2p(&t, path, r, np);
             goto next;
         }
