@@ -2,6 +2,10 @@
 # Early arrival of receives end to end (trace_early.c): at p = 3 with AUTOCOLL_TRACE=p2p, the
 # report's per-process early-arrival table and average must equal the hand counts of the
 # program's comment: rank 0 6 paired / 4 early, rank 1 16 / 8, rank 2 6 / 2, average 50.0 %.
+# Breaks it catches: the early comparison flipped (rows 0 and 2: rank 1's 50 % and the average
+# are symmetric under the flip), MPI_Irecv timed at its posting (row 1), the completing wait
+# instead of the first that listed the request (row 1), pairing without the communicator
+# (row 0, case 9). Clock offsets are about 0 on one machine: test_trace_pairs covers them.
 # usage: trace_early.sh TRACE_EARLY AUTOCOLL_REPORT MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 report=$2 mpiexec=$3
