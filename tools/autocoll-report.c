@@ -13,6 +13,11 @@
  *      reconfiguration-hiding ratio of spec predictors-latency.md §4.2 for d in {1, 5, 10, 25}
  *      us and CPU factors 1 and 10 (B = 1 GB/s);
  *   3b. the memory each predictor uses (spec §3.5, the form of seed 004 Tables 3.1 and 6.1).
+ *   3c. seed 004's traffic characterisation (spec §2.4): request counts, distinct identifiers,
+ *      inter-send time statistics, communication/computation ratio, destination histograms,
+ *      message sizes, the CDF of process 0's pure inter-send times (report_traffic); and the
+ *      early-arrival percentages of spec §4.3 (report_early). Pure inter-send times have the
+ *      wrapper overheads calibrated at MPI_Init (the files' "#wrap") subtracted (spec §2.3).
  *   4. with reduction-tree stage records (allreduce `tree`): seed 003's per-stage statistics of
  *      the slowest rank (Table 2), per-part means per rank (Tables 3-4) with the two total
  *      identities of spec allreduce-trees.md §7.2 checked, the root's arrival/departure order
@@ -388,6 +393,215 @@ fail:
 }
 
 /* ------------------------------------------------------- 3a. early arrival */
+
+/* Seed 004's characterisation of the traffic (spec predictors-latency.md §2.4): per process the
+ * send and receive requests (the streams of the predictors: sends with a <dest, comm>
+ * identifier, MPI_Recv and MPI_Irecv with a 6-tuple), their distinct identifiers, the wildcard
+ * receives, the minimum pure inter-send time, the fractions of pure inter-send times above 5,
+ * 10 and 25 us and the communication/computation ratio (sum of the durations of the wrapped
+ * calls / sum of the pure inter-send times, spec 2.4 item 6); min / avg / max over processes.
+ * Then the destination histogram pooled over the processes and for process 0 (the peer's world
+ * rank; Figs. 3.4, 3.5) with process 0's receives by posted source (Fig. 6.4), the message-size
+ * distribution pooled over the processes in power-of-two classes (Figs. 4.1-4.4), and the CDF of
+ * process 0's pure inter-send times (Fig. 4.5) as quantiles. Pure inter-send times are those of
+ * ac_pure_gaps with each file's calibrated wrapper overheads (spec 2.3). O(R log R). */
+
+static int gap_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Power-of-two size class: 0 for 0 bytes, k + 1 for [2^k, 2^(k+1)). */
+static int size_class(uint64_t b) {
+    int k = 0;
+    while (b) {
+        k++;
+        b >>= 1;
+    }
+    return k;
+}
+
+enum { TR_NCLASS = 66, TR_UNKNOWN = -1 };
+
+typedef struct {
+    double v[9]; /* the per-process properties, in the order of tr_names */
+} tr_proc_t;
+
+static const char *const tr_names[9] = {"send requests",
+                                        "receive requests",
+                                        "distinct send identifiers",
+                                        "distinct receive identifiers",
+                                        "wildcard receives",
+                                        "min pure inter-send time (us)",
+                                        "inter-send times > 5 us",
+                                        "inter-send times > 10 us",
+                                        "inter-send times > 25 us"};
+
+static size_t distinct(const int32_t *id, size_t n, unsigned char *seen, size_t cap) {
+    size_t d = 0;
+    memset(seen, 0, cap);
+    for (size_t i = 0; i < n; i++)
+        if (id[i] >= 0 && (size_t)id[i] < cap && !seen[id[i]]) {
+            seen[id[i]] = 1;
+            d++;
+        }
+    return d;
+}
+
+static int report_traffic(const run_t *run) {
+    int any = 0;
+    for (int i = 0; i < run->nf && !any; i++)
+        for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
+            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST && run->f[i].rec[k].kind < AC_TK_P2P_END;
+    if (!any) return 0;
+    int nf = run->nf, np = run->f[0].nprocs, rc = -1;
+    size_t maxr = 1;
+    for (int i = 0; i < nf; i++)
+        if (run->f[i].nrec > maxr) maxr = (size_t)run->f[i].nrec;
+    tr_proc_t *pp = calloc((size_t)nf, sizeof *pp);
+    double *gap = malloc(maxr * sizeof *gap), *ratio = calloc((size_t)nf, sizeof *ratio);
+    double *col = calloc((size_t)nf, sizeof *col), *cdf0 = NULL;
+    int32_t *ids = malloc(maxr * sizeof *ids), *ids2 = malloc(maxr * sizeof *ids2);
+    unsigned char *seen = malloc(maxr);
+    /* per world rank (np + 1: the last is "unknown / any"): sends to it pooled, from 0, and 0's
+     * receives posted from it */
+    uint64_t *dall = calloc((size_t)np + 1, sizeof *dall), *d0 = calloc((size_t)np + 1, sizeof *d0),
+             *r0 = calloc((size_t)np + 1, sizeof *r0);
+    uint64_t ssz[TR_NCLASS] = {0}, rsz[TR_NCLASS] = {0};
+    size_t n0 = 0;
+    int have0 = 0;
+    if (!pp || !gap || !ratio || !col || !ids || !ids2 || !seen || !dall || !d0 || !r0) goto out;
+    for (int i = 0; i < nf; i++) {
+        const ac_trace_file_t *t = &run->f[i];
+        size_t ns = 0, nr = 0, wild = 0;
+        double busy = 0, comp = 0;
+        for (uint64_t k = 0; k < t->nrec; k++) {
+            const ac_trace_rec_t *r = &t->rec[k];
+            if (r->kind < AC_TK_STAGE_FIRST && r->kind != AC_TK_RECV_DONE)
+                busy += (double)(r->t_out - r->t_in);
+            if (r->ident < 0) continue;
+            int peer = r->root >= 0 && r->root < np ? r->root : np;
+            if (is_send(r)) {
+                ids[ns++] = r->ident;
+                dall[peer]++;
+                if (t->rank == 0) d0[peer]++;
+                ssz[size_class(r->bytes)]++;
+            } else if (is_recv(r)) {
+                ids2[nr++] = r->ident;
+                wild += (r->flags & AC_TF_WILDCARD) != 0;
+                if (t->rank == 0) r0[r->flags & AC_TF_WILDCARD ? np : peer]++;
+                rsz[size_class(r->bytes)]++;
+            }
+        }
+        double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+        ac_trace_file_wrap(t, oe, ox);
+        size_t m = ac_pure_gaps(t->rec, (size_t)t->nrec, oe, ox, gap);
+        double mn = NAN, a5 = 0, a10 = 0, a25 = 0;
+        for (size_t k = 1; k < m; k++) { /* gap[0] is not a gap */
+            double us = gap[k] * 1e-3;
+            comp += gap[k];
+            if (isnan(mn) || us < mn) mn = us;
+            a5 += us > 5;
+            a10 += us > 10;
+            a25 += us > 25;
+        }
+        double ng = m > 1 ? (double)(m - 1) : NAN;
+        double v[9] = {(double)ns,
+                       (double)nr,
+                       (double)distinct(ids, ns, seen, maxr),
+                       (double)distinct(ids2, nr, seen, maxr),
+                       (double)wild,
+                       mn,
+                       a5 / ng,
+                       a10 / ng,
+                       a25 / ng};
+        memcpy(pp[i].v, v, sizeof v);
+        ratio[i] = comp > 0 ? busy / comp : NAN;
+        if (t->rank == 0 && m > 1) {
+            cdf0 = malloc((m - 1) * sizeof *cdf0);
+            if (!cdf0) goto out;
+            for (size_t k = 1; k < m; k++)
+                cdf0[k - 1] = gap[k] * 1e-3;
+            n0 = m - 1;
+            qsort(cdf0, n0, sizeof *cdf0, gap_cmp);
+        }
+        if (t->rank == 0) have0 = 1;
+    }
+    printf("## Traffic characterisation\n\n"
+           "Seed 004 Ch. 2-4, 6, spec predictors-latency.md §2.4: per process, min / avg / max "
+           "over processes. Requests are those of the predictor streams (sends with a <dest, "
+           "comm> identifier, MPI_Recv and MPI_Irecv with a 6-tuple); pure inter-send times as "
+           "in the reconfiguration table (spec 2.3, wrapper overheads subtracted); "
+           "communication/computation ratio = sum of the wrapped calls' durations / sum of the "
+           "pure inter-send times.\n\n"
+           "| property | min / avg / max |\n|---|---|\n");
+    char b[96];
+    for (int k = 0; k < 9; k++) {
+        for (int i = 0; i < nf; i++)
+            col[i] = pp[i].v[k];
+        minavgmax(col, nf, b, sizeof b);
+        printf("| %s | %s |\n", tr_names[k], b);
+    }
+    minavgmax(ratio, nf, b, sizeof b);
+    printf("| communication / computation | %s |\n\n", b);
+    printf("Destinations (world rank of the peer; Figs. 3.4, 3.5, 6.4): sends to each process "
+           "pooled over all processes and from process 0, and process 0's receives by posted "
+           "source (wildcards under \"any\").\n\n"
+           "| world rank | sends, all processes | sends, process 0 | receives, process 0 |\n"
+           "|---|---|---|---|\n");
+    for (int w = 0; w <= np; w++) {
+        if (w == np && !dall[w] && !d0[w] && !r0[w]) break;
+        if (w == np)
+            printf("| unknown / any |");
+        else
+            printf("| %d |", w);
+        if (have0)
+            printf(" %llu | %llu | %llu |\n", (unsigned long long)dall[w],
+                   (unsigned long long)d0[w], (unsigned long long)r0[w]);
+        else
+            printf(" %llu | - | - |\n", (unsigned long long)dall[w]);
+    }
+    printf("\nMessage sizes (bytes, power-of-two classes; Figs. 4.1-4.4), pooled over all "
+           "processes.\n\n| bytes | sends | receives |\n|---|---|---|\n");
+    for (int c = 0; c < TR_NCLASS; c++) {
+        if (!ssz[c] && !rsz[c]) continue;
+        unsigned long long lo = c ? 1ULL << (c - 1) : 0, hi = c ? (lo << 1) - 1 : 0;
+        if (c <= 1)
+            printf("| %llu |", lo);
+        else
+            printf("| %llu-%llu |", lo, hi);
+        printf(" %llu | %llu |\n", (unsigned long long)ssz[c], (unsigned long long)rsz[c]);
+    }
+    printf("\nCDF of process 0's pure inter-send times (Fig. 4.5): the time (us) below which "
+           "the given fraction of its %zu gaps lie.\n\n",
+           n0);
+    if (n0) {
+        static const double q[] = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1};
+        printf("| fraction | time (us) |\n|---|---|\n");
+        for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+            size_t at = (size_t)ceil(q[k] * (double)n0);
+            at = at ? at - 1 : 0; /* the smallest x with at least q n gaps <= x */
+            printf("| %.2f | %.3f |\n", q[k], cdf0[at]);
+        }
+        printf("\n");
+    } else {
+        printf("None (process 0's file missing or fewer than two sends).\n\n");
+    }
+    rc = 0;
+out:
+    free(pp);
+    free(gap);
+    free(ratio);
+    free(col);
+    free(cdf0);
+    free(ids);
+    free(ids2);
+    free(seen);
+    free(dall);
+    free(d0);
+    free(r0);
+    return rc;
+}
 
 /* Spec predictors-latency.md §4.3 (seed 004 §4.4, Fig. 4.14): sends and receives of every rank
  * paired per (communicator key, source, destination, tag) in posting order (ac_early_input,
@@ -1081,7 +1295,7 @@ int main(int argc, char **argv) {
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
     int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run) ||
-             report_early(&run) || report_stages(&run, mapdir);
+             report_traffic(&run) || report_early(&run) || report_stages(&run, mapdir);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)

@@ -5,7 +5,9 @@
 # imbalance; bad settings and unusable directories give a message and tracing off, never a
 # crash; a damaged file gives a located message.
 # Point-to-point tracing (trace_p2p.c): records and identifiers checked, and the report's hit
-# ratios of the window heuristics against values counted by hand from the program's stream.
+# ratios of the window heuristics, the predictor memory and the traffic characterisation
+# against values counted by hand from the program's stream; the wrapper overheads calibrated at
+# MPI_Init are the ones the report subtracts.
 # usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
@@ -140,6 +142,32 @@ awk '/^## Predictor memory/{s=1} /^## /&&!/Predictor memory/{s=0}
      END {exit !(a==4 && b==1 && c==4)}' "$tmp/rep4" &&
     ok "report: predictor memory (formula and peak) as counted by hand" ||
     { bad "report predictor memory"; sed -n '/^## Predictor memory/,$p' "$tmp/rep4"; }
+
+# Traffic characterisation (spec 2.4), counted by hand from the same program at p = 3: per rank
+# 104 sends (identifiers A B C D), 103 receives (L R W E F), 1 wildcard; each rank sends 54 to its
+# right (50 Isend, Sendrecv_replace, Send, 2 Sends on the dups) and 50 to its left, so every
+# rank gets 104 pooled and process 0 sends 54 to 1 and 50 to 2; process 0 posts 50 receives from
+# 1 (right), 52 from 2 (left: 50 Irecv + 2 on the dups) and 1 wildcard; every message is one int:
+# 312 sends and 309 receives of 4 B; 103 inter-send gaps on process 0, quantiles non-decreasing.
+sed -n '/^## Traffic characterisation/,/^## Early/p' "$tmp/rep4" >"$tmp/traffic"
+tf=0
+for row in '| send requests | 104.000 / 104.000 / 104.000 |' \
+           '| receive requests | 103.000 / 103.000 / 103.000 |' \
+           '| distinct send identifiers | 4.000 / 4.000 / 4.000 |' \
+           '| distinct receive identifiers | 5.000 / 5.000 / 5.000 |' \
+           '| wildcard receives | 1.000 / 1.000 / 1.000 |' \
+           '| 0 | 104 | 0 | 0 |' '| 1 | 104 | 54 | 50 |' '| 2 | 104 | 50 | 52 |' \
+           '| unknown / any | 0 | 0 | 1 |' '| 4-7 | 312 | 309 |'; do
+  grep -qxF "$row" "$tmp/traffic" || { tf=1; echo "missing: $row"; }
+done
+[ "$(sed -n '/^| bytes | sends/,/^$/p' "$tmp/traffic" | grep -c '^| [0-9]')" -eq 1 ] ||
+    { tf=1; echo "more than one size class"; }
+grep -q "the given fraction of its 103 gaps lie" "$tmp/traffic" || { tf=1; echo "gap count"; }
+awk -F'|' '/^\| fraction/{c=1; next} c && /^\| [0-9.]+ \| [0-9.]+ \|$/ {n++; if ($3 + 0 < last) bad = 1; last = $3 + 0}
+     /^\| communication \/ computation \| [0-9.]+ \/ / {r = 1}
+     END {exit !(n == 8 && !bad && r)}' "$tmp/traffic" || { tf=1; echo "CDF or ratio"; }
+[ $tf -eq 0 ] && ok "report: traffic characterisation (counts, identifiers, destinations, sizes, CDF)" ||
+    { bad "report traffic characterisation"; cat "$tmp/traffic"; }
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
