@@ -6,7 +6,9 @@
  *   2. the process arrival patterns of seed 000 §4.2 (spec star-stage-ethernet.md §6.1) per
  *      (communicator, collective, call site): average- and worst-case imbalance times and
  *      factors (T = alpha + beta n, the network model measured at MPI_Init and stored in the
- *      files, or -a/-b), the balanced/imbalanced split and the latest arriver;
+ *      files, or -a/-b), the balanced/imbalanced split and the latest arriver; the
+ *      distributions of the per-call worst-case factors (CDF quantiles, histogram; with -t a
+ *      gnuplot PNG of the CDFs);
  *   3. with point-to-point records: the hit ratios of seed 004's predictors per process
  *      (min/avg/max over processes) per predictor and window size on the send stream
  *      (identifiers <dest, comm>) and the receive stream (6-tuples), and the
@@ -48,7 +50,8 @@ static void usage(FILE *f) {
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
                "          (default: the one measured at MPI_Init, stored in the files)\n"
-               "  -t       write the reduction-tree timemaps (gnuplot PNG) into MAPDIR\n");
+               "  -t       write the reduction-tree timemaps and the arrival-factor CDFs\n"
+               "          (gnuplot PNG, with their data files) into MAPDIR\n");
 }
 
 typedef struct {
@@ -217,6 +220,138 @@ static int report_arrivals(const run_t *run, double alpha, double beta) {
     ac_arrival_groups_free(g, ng);
     free(s);
     return 0;
+}
+
+/* Distributions of the arrival factors (seed 000 §4.2, spec star-stage-ethernet.md §6.1, §6.3):
+ * per group (communicator, collective, call site) the worst-case imbalance factors of its
+ * complete calls (ac_arrival_group_factors) as quantiles of their CDF and as a histogram in
+ * power-of-two classes, [0, 1) the balanced calls, up to >= 128 (the seed's controlled
+ * experiment uses maximum factors 1, 9, 33 and 129); the median average-case factor beside. With
+ * a MAPDIR, the CDFs of all groups in one gnuplot PNG (log x), when gnuplot runs. O(C log C) for
+ * C calls of a group. */
+enum { AF_NBIN = 9 };
+
+static int af_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The smallest v[k] (v sorted, n > 0) with at least q n values <= it. */
+static double quantile(const double *v, size_t n, double q) {
+    size_t at = (size_t)ceil(q * (double)n);
+    return v[at ? at - 1 : 0];
+}
+
+static int report_arrival_dist(const run_t *run, double alpha, double beta, const char *mapdir) {
+    size_t total = 0, n = 0;
+    for (int i = 0; i < run->nf; i++)
+        total += run->f[i].nrec;
+    ac_arr_sample_t *s = malloc((total ? total : 1) * sizeof *s);
+    if (!s) return -1;
+    for (int i = 0; i < run->nf; i++)
+        n += ac_arrival_samples_from_file(&run->f[i], s + n);
+    ac_arr_group_t *g = NULL;
+    size_t ng = 0, maxc = 1;
+    if (ac_arrival_groups_windows(s, n, alpha, beta, 0, &g, &ng) != 0) {
+        free(s);
+        return -1;
+    }
+    free(s);
+    int rc = -1, any = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i].ncs > maxc) maxc = g[i].ncs;
+        any |= g[i].ncs > 0;
+    }
+    double *w = malloc(maxc * sizeof *w), *a = malloc(maxc * sizeof *a);
+    FILE *dat = NULL;
+    char datp[4096] = "", pngp[4096] = "";
+    if (!w || !a) goto out;
+    if (!any) {
+        rc = 0;
+        goto out;
+    }
+    static const double q[] = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
+    printf(
+        "## Arrival-factor distributions\n\n"
+        "Seed 000 §4.2, spec star-stage-ethernet.md §6.1: per group (numbered as in the "
+        "figure), the worst-case imbalance factor of each complete call (worst-case imbalance "
+        "/ T, T as above): quantiles of its CDF (the factor below which the given fraction of "
+        "the calls lie) and the median average-case factor.\n\n"
+        "| # | comm | collective | site | calls | min | 0.10 | 0.25 | median | 0.75 | 0.90 | max "
+        "| median avg factor |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (mapdir) {
+        snprintf(datp, sizeof datp, "%s/arrival-cdf.dat", mapdir);
+        snprintf(pngp, sizeof pngp, "%s/arrival-cdf.png", mapdir);
+        dat = fopen(datp, "w");
+        if (!dat) perror(datp);
+    }
+    int gid = 0;
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        size_t c = ac_arrival_group_factors(x, w, a);
+        if (!c) continue;
+        gid++;
+        qsort(w, c, sizeof *w, af_cmp);
+        qsort(a, c, sizeof *a, af_cmp);
+        printf("| %d | %d.%u | %s | %s | %zu |", gid, x->leader, x->comm, ac_coll_name(x->kind),
+               label(run, x->site), c);
+        for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+            printf(" %.2f |", quantile(w, c, q[k]));
+        printf(" %.2f |\n", quantile(a, c, 0.5));
+        if (dat) { /* one block per group: factor (at least 1e-3 for the log axis), fraction */
+            for (size_t k = 0; k < c; k++)
+                fprintf(dat, "%g %g\n", w[k] > 1e-3 ? w[k] : 1e-3, (double)(k + 1) / (double)c);
+            fprintf(dat, "\n\n");
+        }
+    }
+    printf("\nHistogram of the worst-case imbalance factors (calls per class; [0, 1) are the "
+           "balanced calls).\n\n"
+           "| # | collective | < 1 | 1-2 | 2-4 | 4-8 | 8-16 | 16-32 | 32-64 | 64-128 | >= 128 |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    gid = 0;
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        size_t c = ac_arrival_group_factors(x, w, NULL);
+        if (!c) continue;
+        gid++;
+        uint64_t bin[AF_NBIN] = {0};
+        for (size_t k = 0; k < c; k++) {
+            int b = 0;
+            for (double lim = 1; b < AF_NBIN - 1 && w[k] >= lim; lim *= 2)
+                b++;
+            bin[b]++;
+        }
+        printf("| %d | %s |", gid, ac_coll_name(x->kind));
+        for (int b = 0; b < AF_NBIN; b++)
+            printf(" %llu |", (unsigned long long)bin[b]);
+        printf("\n");
+    }
+    printf("\n");
+    if (dat) {
+        fclose(dat);
+        dat = NULL;
+        char cmd[16384];
+        snprintf(cmd, sizeof cmd,
+                 "gnuplot -e \"set terminal png size 900,600; set output '%s'; "
+                 "set logscale x; set xlabel 'worst-case imbalance factor'; "
+                 "set ylabel 'fraction of calls'; set yrange [0:1.05]; set grid; "
+                 "set key bottom right; "
+                 "plot for [i=0:%d] '%s' index i using 1:2 with steps title sprintf('#%%d', i+1)\" "
+                 "2>/dev/null",
+                 pngp, gid - 1, datp);
+        if (system(cmd) == 0)
+            printf("Arrival-factor CDFs: %s (data %s).\n\n", pngp, datp);
+        else
+            printf("Arrival-factor CDF data: %s (gnuplot unavailable or failed: no PNG).\n\n",
+                   datp);
+    }
+    rc = 0;
+out:
+    if (dat) fclose(dat);
+    free(w);
+    free(a);
+    ac_arrival_groups_free(g, ng);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- 3. point-to-point */
@@ -1294,7 +1429,8 @@ int main(int argc, char **argv) {
            "full rings%s.\n\n",
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
-    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run) ||
+    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) ||
+             report_arrival_dist(&run, alpha, beta, mapdir) || report_p2p(&run) ||
              report_traffic(&run) || report_early(&run) || report_stages(&run, mapdir);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");

@@ -487,6 +487,10 @@ void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
  * that a group has about ten windows). */
 int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double beta, int window,
                               ac_arr_group_t **out, size_t *nout);
+/* The per-call worst- and average-case imbalance factors of a group made by
+ * ac_arrival_groups_windows, in call order, into worst[] and avg[] (room for g->ncs each; either
+ * may be NULL). Returns the number of calls (0 for a group made by ac_arrival_groups). */
+size_t ac_arrival_group_factors(const ac_arr_group_t *g, double *worst, double *avg);
 /* The collective records of a trace file as samples (clock offsets applied); out has room for
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);

@@ -39,6 +39,27 @@ echo "$row" | awk -F'|' '{gsub(/ /,"");
   exit !($5 == 3 && $6 == 6 && $10 >= 18000 && $17 == "2(6)" && $15 == 0 && $16 == 6)}' &&
     ok "report: rank 2 (20 ms late) is the latest arriver of all 6 alltoalls" ||
     { bad "report alltoall arrival row: $row"; cat "$tmp/rep"; }
+# Arrival-factor distributions: the 6 alltoalls (20 ms late against T of a few us) all in the
+# top class (>= 128) and their CDF's minimum above 128; with -t MAPDIR, the CDF data file, and
+# the PNG when gnuplot runs here (gnuplot is optional).
+grep -qE '^\| [0-9]+ \| alltoall( \| 0){8} \| 6 \|$' "$tmp/rep" &&
+    awk -F'|' '/^## Arrival-factor/{a=1} a && $4 ~ / alltoall / && $6 == 6 && $7 >= 128 {ok=1}
+         END {exit !ok}' "$tmp/rep" &&
+    ok "report: the 6 alltoalls' worst-case factors all >= 128 (histogram and CDF)" ||
+    { bad "report arrival-factor distribution"; sed -n '/^## Arrival-factor/,/^## Point/p' "$tmp/rep"; }
+mkdir "$tmp/m"
+"$report" -t "$tmp/m" "$tmp/t" >"$tmp/repm" 2>&1
+# 11 groups: 11 blocks of the data file, 5 + 3 + 1 x 7 + 6 + 7 = 28 calls
+[ "$(grep -c '^[0-9]' "$tmp/m/arrival-cdf.dat" 2>/dev/null)" -eq 28 ] &&
+    ok "report -t: arrival-factor CDF data, one line per complete call (28)" ||
+    bad "report -t: arrival-cdf.dat"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$tmp/m/arrival-cdf.png" ] && grep -q '^Arrival-factor CDFs: .*arrival-cdf.png' "$tmp/repm" &&
+      ok "report -t: arrival-factor CDF PNG (gnuplot)" || bad "report -t: arrival-cdf.png"
+else
+  grep -q 'gnuplot unavailable or failed: no PNG' "$tmp/repm" &&
+      ok "report -t: no gnuplot, data only, said" || bad "report -t without gnuplot"
+fi
 grep -E '^\| 0\.0 \| bcast \|.*\| 400 \| 9 \|.*binomial \(9\) \| forced 9 \|' "$tmp/rep" >/dev/null &&
     ok "report: 3 forced binomial bcasts of 400 B on 3 ranks" || bad "report bcast row"
 grep -E '^\| 0\.[0-9]+ \| allreduce \|.*\| 16 \| 14 \|' "$tmp/rep" >/dev/null &&
