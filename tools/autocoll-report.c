@@ -17,7 +17,8 @@
  *   3b. the memory each predictor uses (spec §3.5, the form of seed 004 Tables 3.1 and 6.1).
  *   3c. seed 004's traffic characterisation (spec §2.4): request counts, distinct identifiers,
  *      inter-send time statistics, communication/computation ratio, destination histograms,
- *      message sizes, the CDF of process 0's pure inter-send times (report_traffic); and the
+ *      message sizes, the CDF of process 0's pure inter-send times (report_traffic; with -t
+ *      gnuplot PNGs of the destination histogram and of the CDF); and the
  *      early-arrival percentages of spec §4.3 (report_early). Pure inter-send times have the
  *      wrapper overheads calibrated at MPI_Init (the files' "#wrap") subtracted (spec §2.3).
  *   4. with reduction-tree stage records (allreduce `tree`): seed 003's per-stage statistics of
@@ -50,8 +51,9 @@ static void usage(FILE *f) {
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
                "          (default: the one measured at MPI_Init, stored in the files)\n"
-               "  -t       write the reduction-tree timemaps and the arrival-factor CDFs\n"
-               "          (gnuplot PNG, with their data files) into MAPDIR\n");
+               "  -t       write the reduction-tree timemaps, the arrival-factor CDFs, the\n"
+               "          destination histogram and the inter-send time CDF (gnuplot PNG,\n"
+               "          with their data files) into MAPDIR\n");
 }
 
 typedef struct {
@@ -583,7 +585,19 @@ static size_t distinct(const int32_t *id, size_t n, unsigned char *seen, size_t 
     return d;
 }
 
-static int report_traffic(const run_t *run) {
+/* Runs gnuplot on script (its output set to png first) and says what came of it. */
+static void plot_png(const char *what, const char *png, const char *dat, const char *script) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "gnuplot -e \"set terminal png size 900,600; set output '%s'; %s\" 2>/dev/null", png,
+             script);
+    if (system(cmd) == 0)
+        printf("%s: %s (data %s).\n\n", what, png, dat);
+    else
+        printf("%s data: %s (gnuplot unavailable or failed: no PNG).\n\n", what, dat);
+}
+
+static int report_traffic(const run_t *run, const char *mapdir) {
     int any = 0;
     for (int i = 0; i < run->nf && !any; i++)
         for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
@@ -696,7 +710,30 @@ static int report_traffic(const run_t *run) {
         else
             printf(" %llu | - | - |\n", (unsigned long long)dall[w]);
     }
-    printf("\nMessage sizes (bytes, power-of-two classes; Figs. 4.1-4.4), pooled over all "
+    printf("\n");
+    if (mapdir) { /* Figs. 3.4 and 3.5: sends per destination, pooled and from process 0 */
+        char dat[4096], png[4096], sc[8192];
+        snprintf(dat, sizeof dat, "%s/destinations.dat", mapdir);
+        snprintf(png, sizeof png, "%s/destinations.png", mapdir);
+        FILE *f = fopen(dat, "w");
+        if (!f) {
+            perror(dat);
+        } else {
+            for (int w = 0; w < np; w++)
+                fprintf(f, "%d %llu %llu\n", w, (unsigned long long)dall[w],
+                        (unsigned long long)d0[w]);
+            fclose(f);
+            snprintf(sc, sizeof sc,
+                     "set style data histograms; set style histogram clustered; "
+                     "set style fill solid 0.8; set xlabel 'destination (world rank)'; "
+                     "set ylabel 'sends'; set yrange [0:*]; set grid y; "
+                     "plot '%s' using 2:xtic(1) title 'all processes', '' using 3 title "
+                     "'process 0'",
+                     dat);
+            plot_png("Destinations", png, dat, sc);
+        }
+    }
+    printf("Message sizes (bytes, power-of-two classes; Figs. 4.1-4.4), pooled over all "
            "processes.\n\n| bytes | sends | receives |\n|---|---|---|\n");
     for (int c = 0; c < TR_NCLASS; c++) {
         if (!ssz[c] && !rsz[c]) continue;
@@ -719,6 +756,26 @@ static int report_traffic(const run_t *run) {
             printf("| %.2f | %.3f |\n", q[k], cdf0[at]);
         }
         printf("\n");
+        if (mapdir) { /* Fig. 4.5 */
+            char dat[4096], png[4096], sc[8192];
+            snprintf(dat, sizeof dat, "%s/intersend-cdf.dat", mapdir);
+            snprintf(png, sizeof png, "%s/intersend-cdf.png", mapdir);
+            FILE *f = fopen(dat, "w");
+            if (!f) {
+                perror(dat);
+            } else { /* at least 1 ns for the log axis */
+                for (size_t k = 0; k < n0; k++)
+                    fprintf(f, "%g %g\n", cdf0[k] > 1e-3 ? cdf0[k] : 1e-3,
+                            (double)(k + 1) / (double)n0);
+                fclose(f);
+                snprintf(sc, sizeof sc,
+                         "set logscale x; set xlabel 'pure inter-send time (us), process 0'; "
+                         "set ylabel 'fraction of gaps'; set yrange [0:1.05]; set grid; "
+                         "set key off; plot '%s' using 1:2 with steps",
+                         dat);
+                plot_png("Inter-send time CDF", png, dat, sc);
+            }
+        }
     } else {
         printf("None (process 0's file missing or fewer than two sends).\n\n");
     }
@@ -1431,7 +1488,7 @@ int main(int argc, char **argv) {
            drops ? " (their calls are counted as incomplete)" : "");
     int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) ||
              report_arrival_dist(&run, alpha, beta, mapdir) || report_p2p(&run) ||
-             report_traffic(&run) || report_early(&run) || report_stages(&run, mapdir);
+             report_traffic(&run, mapdir) || report_early(&run) || report_stages(&run, mapdir);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)

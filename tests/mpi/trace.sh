@@ -189,6 +189,16 @@ awk -F'|' '/^\| fraction/{c=1; next} c && /^\| [0-9.]+ \| [0-9.]+ \|$/ {n++; if 
      END {exit !(n == 8 && !bad && r)}' "$tmp/traffic" || { tf=1; echo "CDF or ratio"; }
 [ $tf -eq 0 ] && ok "report: traffic characterisation (counts, identifiers, destinations, sizes, CDF)" ||
     { bad "report traffic characterisation"; cat "$tmp/traffic"; }
-
+# The same with -t: the figures' data (destinations as in the table, 103 gaps), and the PNGs
+# when gnuplot runs here.
+mkdir "$tmp/pm"
+"$report" -t "$tmp/pm" "$tmp/p" >"$tmp/rep5" 2>&1
+[ "$(cat "$tmp/pm/destinations.dat" 2>/dev/null)" = "$(printf '0 104 0\n1 104 54\n2 104 50')" ] &&
+    [ "$(grep -c '^[0-9]' "$tmp/pm/intersend-cdf.dat" 2>/dev/null)" -eq 103 ] &&
+    ok "report -t: destination and inter-send CDF data" || bad "report -t: traffic figure data"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$tmp/pm/destinations.png" ] && [ -s "$tmp/pm/intersend-cdf.png" ] &&
+      ok "report -t: destination and inter-send CDF PNGs (gnuplot)" || bad "report -t: traffic PNGs"
+fi
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
