@@ -6,13 +6,21 @@
  *   2. the process arrival patterns of seed 000 §4.2 (spec star-stage-ethernet.md §6.1) per
  *      (communicator, collective, call site): average- and worst-case imbalance times and
  *      factors (T = alpha + beta n, the network model measured at MPI_Init and stored in the
- *      files, or -a/-b), the balanced/imbalanced split and the latest arriver;
+ *      files, or -a/-b), the balanced/imbalanced split and the latest arriver; the
+ *      distributions of the per-call worst-case factors (CDF quantiles, histogram; with -t a
+ *      gnuplot PNG of the CDFs);
  *   3. with point-to-point records: the hit ratios of seed 004's predictors per process
  *      (min/avg/max over processes) per predictor and window size on the send stream
  *      (identifiers <dest, comm>) and the receive stream (6-tuples), and the
  *      reconfiguration-hiding ratio of spec predictors-latency.md §4.2 for d in {1, 5, 10, 25}
  *      us and CPU factors 1 and 10 (B = 1 GB/s);
  *   3b. the memory each predictor uses (spec §3.5, the form of seed 004 Tables 3.1 and 6.1).
+ *   3c. seed 004's traffic characterisation (spec §2.4): request counts, distinct identifiers,
+ *      inter-send time statistics, communication/computation ratio, destination histograms,
+ *      message sizes, the CDF of process 0's pure inter-send times (report_traffic; with -t
+ *      gnuplot PNGs of the destination histogram and of the CDF); and the
+ *      early-arrival percentages of spec §4.3 (report_early). Pure inter-send times have the
+ *      wrapper overheads calibrated at MPI_Init (the files' "#wrap") subtracted (spec §2.3).
  *   4. with reduction-tree stage records (allreduce `tree`): seed 003's per-stage statistics of
  *      the slowest rank (Table 2), per-part means per rank (Tables 3-4) with the two total
  *      identities of spec allreduce-trees.md §7.2 checked, the root's arrival/departure order
@@ -43,7 +51,9 @@ static void usage(FILE *f) {
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
                "          (default: the one measured at MPI_Init, stored in the files)\n"
-               "  -t       write the reduction-tree timemaps (gnuplot PNG) into MAPDIR\n");
+               "  -t       write the reduction-tree timemaps, the arrival-factor CDFs, the\n"
+               "          destination histogram and the inter-send time CDF (gnuplot PNG,\n"
+               "          with their data files) into MAPDIR\n");
 }
 
 typedef struct {
@@ -214,7 +224,144 @@ static int report_arrivals(const run_t *run, double alpha, double beta) {
     return 0;
 }
 
+/* Distributions of the arrival factors (seed 000 §4.2, spec star-stage-ethernet.md §6.1, §6.3):
+ * per group (communicator, collective, call site) the worst-case imbalance factors of its
+ * complete calls (ac_arrival_group_factors) as quantiles of their CDF and as a histogram in
+ * power-of-two classes, [0, 1) the balanced calls, up to >= 128 (the seed's controlled
+ * experiment uses maximum factors 1, 9, 33 and 129); the median average-case factor beside. With
+ * a MAPDIR, the CDFs of all groups in one gnuplot PNG (log x), when gnuplot runs. O(C log C) for
+ * C calls of a group. */
+enum { AF_NBIN = 9 };
+
+static int af_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The smallest v[k] (v sorted, n > 0) with at least q n values <= it. */
+static double quantile(const double *v, size_t n, double q) {
+    size_t at = (size_t)ceil(q * (double)n);
+    return v[at ? at - 1 : 0];
+}
+
+static int report_arrival_dist(const run_t *run, double alpha, double beta, const char *mapdir) {
+    size_t total = 0, n = 0;
+    for (int i = 0; i < run->nf; i++)
+        total += run->f[i].nrec;
+    ac_arr_sample_t *s = malloc((total ? total : 1) * sizeof *s);
+    if (!s) return -1;
+    for (int i = 0; i < run->nf; i++)
+        n += ac_arrival_samples_from_file(&run->f[i], s + n);
+    ac_arr_group_t *g = NULL;
+    size_t ng = 0, maxc = 1;
+    if (ac_arrival_groups_windows(s, n, alpha, beta, 0, &g, &ng) != 0) {
+        free(s);
+        return -1;
+    }
+    free(s);
+    int rc = -1, any = 0;
+    for (size_t i = 0; i < ng; i++) {
+        if (g[i].ncs > maxc) maxc = g[i].ncs;
+        any |= g[i].ncs > 0;
+    }
+    double *w = malloc(maxc * sizeof *w), *a = malloc(maxc * sizeof *a);
+    FILE *dat = NULL;
+    char datp[4096] = "", pngp[4096] = "";
+    if (!w || !a) goto out;
+    if (!any) {
+        rc = 0;
+        goto out;
+    }
+    static const double q[] = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 1};
+    printf(
+        "## Arrival-factor distributions\n\n"
+        "Seed 000 §4.2, spec star-stage-ethernet.md §6.1: per group (numbered as in the "
+        "figure), the worst-case imbalance factor of each complete call (worst-case imbalance "
+        "/ T, T as above): quantiles of its CDF (the factor below which the given fraction of "
+        "the calls lie) and the median average-case factor.\n\n"
+        "| # | comm | collective | site | calls | min | 0.10 | 0.25 | median | 0.75 | 0.90 | max "
+        "| median avg factor |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (mapdir) {
+        snprintf(datp, sizeof datp, "%s/arrival-cdf.dat", mapdir);
+        snprintf(pngp, sizeof pngp, "%s/arrival-cdf.png", mapdir);
+        dat = fopen(datp, "w");
+        if (!dat) perror(datp);
+    }
+    int gid = 0;
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        size_t c = ac_arrival_group_factors(x, w, a);
+        if (!c) continue;
+        gid++;
+        qsort(w, c, sizeof *w, af_cmp);
+        qsort(a, c, sizeof *a, af_cmp);
+        printf("| %d | %d.%u | %s | %s | %zu |", gid, x->leader, x->comm, ac_coll_name(x->kind),
+               label(run, x->site), c);
+        for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
+            printf(" %.2f |", quantile(w, c, q[k]));
+        printf(" %.2f |\n", quantile(a, c, 0.5));
+        if (dat) { /* one block per group: factor (at least 1e-3 for the log axis), fraction */
+            for (size_t k = 0; k < c; k++)
+                fprintf(dat, "%g %g\n", w[k] > 1e-3 ? w[k] : 1e-3, (double)(k + 1) / (double)c);
+            fprintf(dat, "\n\n");
+        }
+    }
+    printf("\nHistogram of the worst-case imbalance factors (calls per class; [0, 1) are the "
+           "balanced calls).\n\n"
+           "| # | collective | < 1 | 1-2 | 2-4 | 4-8 | 8-16 | 16-32 | 32-64 | 64-128 | >= 128 |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    gid = 0;
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        size_t c = ac_arrival_group_factors(x, w, NULL);
+        if (!c) continue;
+        gid++;
+        uint64_t bin[AF_NBIN] = {0};
+        for (size_t k = 0; k < c; k++) {
+            int b = 0;
+            for (double lim = 1; b < AF_NBIN - 1 && w[k] >= lim; lim *= 2)
+                b++;
+            bin[b]++;
+        }
+        printf("| %d | %s |", gid, ac_coll_name(x->kind));
+        for (int b = 0; b < AF_NBIN; b++)
+            printf(" %llu |", (unsigned long long)bin[b]);
+        printf("\n");
+    }
+    printf("\n");
+    if (dat) {
+        fclose(dat);
+        dat = NULL;
+        char cmd[16384];
+        snprintf(cmd, sizeof cmd,
+                 "gnuplot -e \"set terminal png size 900,600; set output '%s'; "
+                 "set logscale x; set xlabel 'worst-case imbalance factor'; "
+                 "set ylabel 'fraction of calls'; set yrange [0:1.05]; set grid; "
+                 "set key bottom right; "
+                 "plot for [i=0:%d] '%s' index i using 1:2 with steps title sprintf('#%%d', i+1)\" "
+                 "2>/dev/null",
+                 pngp, gid - 1, datp);
+        if (system(cmd) == 0)
+            printf("Arrival-factor CDFs: %s (data %s).\n\n", pngp, datp);
+        else
+            printf("Arrival-factor CDF data: %s (gnuplot unavailable or failed: no PNG).\n\n",
+                   datp);
+    }
+    rc = 0;
+out:
+    if (dat) fclose(dat);
+    free(w);
+    free(a);
+    ac_arrival_groups_free(g, ng);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- 3. point-to-point */
+
+/* A point-to-point record (not a collective's, not a stage record). */
+static int is_p2p(const ac_trace_rec_t *r) {
+    return r->kind >= AC_TK_P2P_FIRST && r->kind < AC_TK_P2P_END;
+}
 
 static int is_send(const ac_trace_rec_t *r) {
     if (r->kind >= AC_TK_SEND && r->kind <= AC_TK_IRSEND) return 1;
@@ -227,9 +374,9 @@ static int is_recv(const ac_trace_rec_t *r) {
     return r->kind == AC_TK_START && (r->flags & AC_TF_RECV_SIDE);
 }
 
-/* A process's stream: identifiers, sites, sizes and pure inter-send times (spec 2.3 without
- * the calibrated wrapper overheads: t_in(b) - t_out(a) minus the durations of the other MPI
- * calls between them). */
+/* A process's stream: identifiers, sites, sizes and, on the send side, the pure inter-send
+ * times of spec 2.3 in us (ac_pure_gaps: t_in(b) - t_out(a) minus the durations of the other MPI
+ * calls between them and the wrapper overheads calibrated at MPI_Init, "#wrap" in the file). */
 typedef struct {
     ac_id *x;
     uint64_t *site;
@@ -243,25 +390,23 @@ static int stream_of(const ac_trace_file_t *t, int send, stream_t *s) {
     s->x = malloc(m * sizeof *s->x);
     s->site = malloc(m * sizeof *s->site);
     s->size = malloc(m * sizeof *s->size);
-    s->gap = malloc(m * sizeof *s->gap);
+    s->gap = calloc(m, sizeof *s->gap);
     if (!s->x || !s->site || !s->size || !s->gap) return -1;
-    int64_t last_out = 0;
-    double other = 0;
     for (uint64_t k = 0; k < t->nrec; k++) {
         const ac_trace_rec_t *r = &t->rec[k];
         int mine = send ? is_send(r) : is_recv(r);
-        if (!mine || r->ident < 0) {
-            other += (double)(r->t_out - r->t_in) * 1e-6; /* us */
-            continue;
-        }
+        if (!mine || r->ident < 0) continue;
         s->x[s->n] = r->ident;
         s->site[s->n] = r->site < t->nstr ? ac_trace_str_hash(t->str[r->site]) : 0;
         s->size[s->n] = (double)r->bytes;
-        s->gap[s->n] = s->n ? (double)(r->t_in - last_out) * 1e-3 - other : 0;
-        if (s->gap[s->n] < 0) s->gap[s->n] = 0;
-        last_out = r->t_out;
-        other = 0;
         s->n++;
+    }
+    if (send) {
+        double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+        ac_trace_file_wrap(t, oe, ox);
+        ac_pure_gaps(t->rec, (size_t)t->nrec, oe, ox, s->gap);
+        for (size_t i = 0; i < s->n; i++)
+            s->gap[i] *= 1e-3; /* us */
     }
     return 0;
 }
@@ -285,7 +430,7 @@ static int report_p2p(const run_t *run) {
     int any = 0;
     for (int i = 0; i < run->nf && !any; i++)
         for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
-            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST && run->f[i].rec[k].kind < AC_TK_P2P_END;
+            any = is_p2p(&run->f[i].rec[k]);
     if (!any) {
         printf("## Point-to-point\n\nNo point-to-point records (AUTOCOLL_TRACE=p2p or all).\n\n");
         return 0;
@@ -334,8 +479,18 @@ static int report_p2p(const run_t *run) {
         if (!side) break;
         hit = malloc(maxn ? maxn : 1);
         if (!hit) goto fail;
+        double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+        int have = ac_trace_file_wrap(&run->f[0], oe, ox) == 0;
         printf("## Reconfiguration hiding (send side)\n\n"
-               "Spec predictors-latency.md §4.2: new cost / original cost of the link set-up "
+               "Pure inter-send times (spec 2.3): the gap between two sends minus the durations of "
+               "the MPI calls between them and the wrapper overheads ");
+        if (have)
+            printf("calibrated at MPI_Init (rank %d's file, entry / exit, ns: send %.1f / %.1f, "
+                   "receive %.1f / %.1f, other %.1f / %.1f).\n\n",
+                   run->f[0].rank, oe[0], ox[0], oe[1], ox[1], oe[2], ox[2]);
+        else
+            printf("(none in the files: not subtracted).\n\n");
+        printf("Spec predictors-latency.md §4.2: new cost / original cost of the link set-up "
                "delay d per inter-send gap, B = 1000 B/us; min / avg / max over processes "
                "(smaller is better; LRU k = 1 is last value, the single-port baseline).\n\n"
                "| predictor | CPU factor | d = 1 us | d = 5 us | d = 10 us | d = 25 us |\n"
@@ -379,6 +534,347 @@ fail:
     return -1;
 }
 
+/* ------------------------------------------------------- 3a. early arrival */
+
+/* Seed 004's characterisation of the traffic (spec predictors-latency.md §2.4): per process the
+ * send and receive requests (the streams of the predictors: sends with a <dest, comm>
+ * identifier, MPI_Recv and MPI_Irecv with a 6-tuple), their distinct identifiers, the wildcard
+ * receives, the minimum pure inter-send time, the fractions of pure inter-send times above 5,
+ * 10 and 25 us and the communication/computation ratio (sum of the durations of the wrapped
+ * calls / sum of the pure inter-send times, spec 2.4 item 6); min / avg / max over processes.
+ * Then the destination histogram pooled over the processes and for process 0 (the peer's world
+ * rank; Figs. 3.4, 3.5) with process 0's receives by posted source (Fig. 6.4), the message-size
+ * distribution pooled over the processes in power-of-two classes (Figs. 4.1-4.4), and the CDF of
+ * process 0's pure inter-send times (Fig. 4.5) as quantiles. Pure inter-send times are those of
+ * ac_pure_gaps with each file's calibrated wrapper overheads (spec 2.3). O(R log R). */
+
+static int gap_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Power-of-two size class: 0 for 0 bytes, k + 1 for [2^k, 2^(k+1)). */
+static int size_class(uint64_t b) {
+    int k = 0;
+    while (b) {
+        k++;
+        b >>= 1;
+    }
+    return k;
+}
+
+enum { TR_NCLASS = 66, TR_UNKNOWN = -1 };
+
+typedef struct {
+    double v[9]; /* the per-process properties, in the order of tr_names */
+} tr_proc_t;
+
+static const char *const tr_names[9] = {"send requests",
+                                        "receive requests",
+                                        "distinct send identifiers",
+                                        "distinct receive identifiers",
+                                        "wildcard receives",
+                                        "min pure inter-send time (us)",
+                                        "inter-send times > 5 us",
+                                        "inter-send times > 10 us",
+                                        "inter-send times > 25 us"};
+
+static size_t distinct(const int32_t *id, size_t n, unsigned char *seen, size_t cap) {
+    size_t d = 0;
+    memset(seen, 0, cap);
+    for (size_t i = 0; i < n; i++)
+        if (id[i] >= 0 && (size_t)id[i] < cap && !seen[id[i]]) {
+            seen[id[i]] = 1;
+            d++;
+        }
+    return d;
+}
+
+/* Runs gnuplot on script (its output set to png first) and says what came of it. */
+static void plot_png(const char *what, const char *png, const char *dat, const char *script) {
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "gnuplot -e \"set terminal png size 900,600; set output '%s'; %s\" 2>/dev/null", png,
+             script);
+    if (system(cmd) == 0)
+        printf("%s: %s (data %s).\n\n", what, png, dat);
+    else
+        printf("%s data: %s (gnuplot unavailable or failed: no PNG).\n\n", what, dat);
+}
+
+static int report_traffic(const run_t *run, const char *mapdir) {
+    int any = 0;
+    for (int i = 0; i < run->nf && !any; i++)
+        for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
+            any = is_p2p(&run->f[i].rec[k]);
+    if (!any) return 0;
+    int nf = run->nf, np = run->f[0].nprocs, rc = -1;
+    size_t maxr = 1;
+    for (int i = 0; i < nf; i++)
+        if (run->f[i].nrec > maxr) maxr = (size_t)run->f[i].nrec;
+    tr_proc_t *pp = calloc((size_t)nf, sizeof *pp);
+    double *gap = malloc(maxr * sizeof *gap), *ratio = calloc((size_t)nf, sizeof *ratio);
+    double *col = calloc((size_t)nf, sizeof *col), *cdf0 = NULL;
+    int32_t *ids = malloc(maxr * sizeof *ids), *ids2 = malloc(maxr * sizeof *ids2);
+    unsigned char *seen = malloc(maxr);
+    /* per world rank (np + 1: the last is "unknown / any"): sends to it pooled, from 0, and 0's
+     * receives posted from it */
+    uint64_t *dall = calloc((size_t)np + 1, sizeof *dall), *d0 = calloc((size_t)np + 1, sizeof *d0),
+             *r0 = calloc((size_t)np + 1, sizeof *r0);
+    uint64_t ssz[TR_NCLASS] = {0}, rsz[TR_NCLASS] = {0};
+    size_t n0 = 0;
+    int have0 = 0;
+    if (!pp || !gap || !ratio || !col || !ids || !ids2 || !seen || !dall || !d0 || !r0) goto out;
+    for (int i = 0; i < nf; i++) {
+        const ac_trace_file_t *t = &run->f[i];
+        size_t ns = 0, nr = 0, wild = 0;
+        double busy = 0, comp = 0;
+        for (uint64_t k = 0; k < t->nrec; k++) {
+            const ac_trace_rec_t *r = &t->rec[k];
+            if (r->kind < AC_TK_STAGE_FIRST && r->kind != AC_TK_RECV_DONE)
+                busy += (double)(r->t_out - r->t_in);
+            if (r->ident < 0) continue;
+            int peer = r->root >= 0 && r->root < np ? r->root : np;
+            if (is_send(r)) {
+                ids[ns++] = r->ident;
+                dall[peer]++;
+                if (t->rank == 0) d0[peer]++;
+                ssz[size_class(r->bytes)]++;
+            } else if (is_recv(r)) {
+                ids2[nr++] = r->ident;
+                wild += (r->flags & AC_TF_WILDCARD) != 0;
+                if (t->rank == 0) r0[r->flags & AC_TF_WILDCARD ? np : peer]++;
+                rsz[size_class(r->bytes)]++;
+            }
+        }
+        double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+        ac_trace_file_wrap(t, oe, ox);
+        size_t m = ac_pure_gaps(t->rec, (size_t)t->nrec, oe, ox, gap);
+        double mn = NAN, a5 = 0, a10 = 0, a25 = 0;
+        for (size_t k = 1; k < m; k++) { /* gap[0] is not a gap */
+            double us = gap[k] * 1e-3;
+            comp += gap[k];
+            if (isnan(mn) || us < mn) mn = us;
+            a5 += us > 5;
+            a10 += us > 10;
+            a25 += us > 25;
+        }
+        double ng = m > 1 ? (double)(m - 1) : NAN;
+        double v[9] = {(double)ns,
+                       (double)nr,
+                       (double)distinct(ids, ns, seen, maxr),
+                       (double)distinct(ids2, nr, seen, maxr),
+                       (double)wild,
+                       mn,
+                       a5 / ng,
+                       a10 / ng,
+                       a25 / ng};
+        memcpy(pp[i].v, v, sizeof v);
+        ratio[i] = comp > 0 ? busy / comp : NAN;
+        if (t->rank == 0 && m > 1) {
+            cdf0 = malloc((m - 1) * sizeof *cdf0);
+            if (!cdf0) goto out;
+            for (size_t k = 1; k < m; k++)
+                cdf0[k - 1] = gap[k] * 1e-3;
+            n0 = m - 1;
+            qsort(cdf0, n0, sizeof *cdf0, gap_cmp);
+        }
+        if (t->rank == 0) have0 = 1;
+    }
+    printf("## Traffic characterisation\n\n"
+           "Seed 004 Ch. 2-4, 6, spec predictors-latency.md §2.4: per process, min / avg / max "
+           "over processes. Requests are those of the predictor streams (sends with a <dest, "
+           "comm> identifier, MPI_Recv and MPI_Irecv with a 6-tuple); pure inter-send times as "
+           "in the reconfiguration table (spec 2.3, wrapper overheads subtracted); "
+           "communication/computation ratio = sum of the wrapped calls' durations / sum of the "
+           "pure inter-send times.\n\n"
+           "| property | min / avg / max |\n|---|---|\n");
+    char b[96];
+    for (int k = 0; k < 9; k++) {
+        for (int i = 0; i < nf; i++)
+            col[i] = pp[i].v[k];
+        minavgmax(col, nf, b, sizeof b);
+        printf("| %s | %s |\n", tr_names[k], b);
+    }
+    minavgmax(ratio, nf, b, sizeof b);
+    printf("| communication / computation | %s |\n\n", b);
+    printf("Destinations (world rank of the peer; Figs. 3.4, 3.5, 6.4): sends to each process "
+           "pooled over all processes and from process 0, and process 0's receives by posted "
+           "source (wildcards under \"any\").\n\n"
+           "| world rank | sends, all processes | sends, process 0 | receives, process 0 |\n"
+           "|---|---|---|---|\n");
+    for (int w = 0; w <= np; w++) {
+        if (w == np && !dall[w] && !d0[w] && !r0[w]) break;
+        if (w == np)
+            printf("| unknown / any |");
+        else
+            printf("| %d |", w);
+        if (have0)
+            printf(" %llu | %llu | %llu |\n", (unsigned long long)dall[w],
+                   (unsigned long long)d0[w], (unsigned long long)r0[w]);
+        else
+            printf(" %llu | - | - |\n", (unsigned long long)dall[w]);
+    }
+    printf("\n");
+    if (mapdir) { /* Figs. 3.4 and 3.5: sends per destination, pooled and from process 0 */
+        char dat[4096], png[4096], sc[8192];
+        snprintf(dat, sizeof dat, "%s/destinations.dat", mapdir);
+        snprintf(png, sizeof png, "%s/destinations.png", mapdir);
+        FILE *f = fopen(dat, "w");
+        if (!f) {
+            perror(dat);
+        } else {
+            for (int w = 0; w < np; w++)
+                fprintf(f, "%d %llu %llu\n", w, (unsigned long long)dall[w],
+                        (unsigned long long)d0[w]);
+            fclose(f);
+            snprintf(sc, sizeof sc,
+                     "set style data histograms; set style histogram clustered; "
+                     "set style fill solid 0.8; set xlabel 'destination (world rank)'; "
+                     "set ylabel 'sends'; set yrange [0:*]; set grid y; "
+                     "plot '%s' using 2:xtic(1) title 'all processes', '' using 3 title "
+                     "'process 0'",
+                     dat);
+            plot_png("Destinations", png, dat, sc);
+        }
+    }
+    printf("Message sizes (bytes, power-of-two classes; Figs. 4.1-4.4), pooled over all "
+           "processes.\n\n| bytes | sends | receives |\n|---|---|---|\n");
+    for (int c = 0; c < TR_NCLASS; c++) {
+        if (!ssz[c] && !rsz[c]) continue;
+        unsigned long long lo = c ? 1ULL << (c - 1) : 0, hi = c ? (lo << 1) - 1 : 0;
+        if (c <= 1)
+            printf("| %llu |", lo);
+        else
+            printf("| %llu-%llu |", lo, hi);
+        printf(" %llu | %llu |\n", (unsigned long long)ssz[c], (unsigned long long)rsz[c]);
+    }
+    printf("\nCDF of process 0's pure inter-send times (Fig. 4.5): the time (us) below which "
+           "the given fraction of its %zu gaps lie.\n\n",
+           n0);
+    if (n0) {
+        static const double q[] = {0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1};
+        printf("| fraction | time (us) |\n|---|---|\n");
+        for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+            size_t at = (size_t)ceil(q[k] * (double)n0);
+            at = at ? at - 1 : 0; /* the smallest x with at least q n gaps <= x */
+            printf("| %.2f | %.3f |\n", q[k], cdf0[at]);
+        }
+        printf("\n");
+        if (mapdir) { /* Fig. 4.5 */
+            char dat[4096], png[4096], sc[8192];
+            snprintf(dat, sizeof dat, "%s/intersend-cdf.dat", mapdir);
+            snprintf(png, sizeof png, "%s/intersend-cdf.png", mapdir);
+            FILE *f = fopen(dat, "w");
+            if (!f) {
+                perror(dat);
+            } else { /* at least 1 ns for the log axis */
+                for (size_t k = 0; k < n0; k++)
+                    fprintf(f, "%g %g\n", cdf0[k] > 1e-3 ? cdf0[k] : 1e-3,
+                            (double)(k + 1) / (double)n0);
+                fclose(f);
+                snprintf(sc, sizeof sc,
+                         "set logscale x; set xlabel 'pure inter-send time (us), process 0'; "
+                         "set ylabel 'fraction of gaps'; set yrange [0:1.05]; set grid; "
+                         "set key off; plot '%s' using 1:2 with steps",
+                         dat);
+                plot_png("Inter-send time CDF", png, dat, sc);
+            }
+        }
+    } else {
+        printf("None (process 0's file missing or fewer than two sends).\n\n");
+    }
+    rc = 0;
+out:
+    free(pp);
+    free(gap);
+    free(ratio);
+    free(col);
+    free(cdf0);
+    free(ids);
+    free(ids2);
+    free(seen);
+    free(dall);
+    free(d0);
+    free(r0);
+    return rc;
+}
+
+/* Spec predictors-latency.md §4.3 (seed 004 §4.4, Fig. 4.14): sends and receives of every rank
+ * paired per (communicator key, source, destination, tag) in posting order (ac_early_input,
+ * ac_early_arrival); a receive is early when its receive time (entry of MPI_Recv or
+ * MPI_Sendrecv, for MPI_Irecv the entry of the first wait listing it or of the test completing
+ * it) precedes the entry of its send, both on rank 0's clock. */
+static int report_early(const run_t *run) {
+    int any = 0;
+    for (int i = 0; i < run->nf && !any; i++)
+        for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
+            any = is_p2p(&run->f[i].rec[k]);
+    if (!any) return 0;
+    int np = run->f[0].nprocs;
+    ac_ea_input in;
+    if (ac_early_input(run->f, run->nf, &in)) return -1;
+    ac_ea_proc *pp = calloc((size_t)np, sizeof *pp);
+    double avg = NAN;
+    if (!pp || ac_early_arrival(in.s, in.ns, in.r, in.nr, np, pp, &avg, NULL)) {
+        free(pp);
+        ac_early_input_free(&in);
+        return -1;
+    }
+    int64_t res = 0, matched = 0, untimed = 0;
+    for (int i = 0; i < run->nf; i++) {
+        int64_t w = 0;
+        for (int k = 0; k < 2; k++)
+            if (run->f[i].clock[k].residual > 0) w += run->f[i].clock[k].residual;
+        if (w > res) res = w;
+    }
+    double lo = NAN, hi = NAN;
+    for (int p = 0; p < np; p++) {
+        matched += pp[p].matched;
+        untimed += pp[p].untimed;
+        if (pp[p].matched <= 0) continue;
+        double v = 100.0 * (double)pp[p].early / (double)pp[p].matched;
+        if (isnan(lo) || v < lo) lo = v;
+        if (isnan(hi) || v > hi) hi = v;
+    }
+    printf("## Early arrival of receives\n\n"
+           "Spec predictors-latency.md §4.3 (seed 004 §4.4): the j-th send from s to r on "
+           "(communicator, tag) "
+           "pairs with the j-th receive posted at r that matched (s, tag) (wildcards by their "
+           "completion status); a receive is early when its receive time (entry of MPI_Recv or "
+           "MPI_Sendrecv; for MPI_Irecv the entry of the first wait that listed it, else of the "
+           "test that completed it: a lower bound) precedes the entry of its send, on rank 0's "
+           "clock (uncertainty up to %.1f us between two ranks).\n\n",
+           2e-3 * (double)res);
+    char a[32], l[32], h[32];
+    snprintf(a, sizeof a, isnan(avg) ? "-" : "%.1f", avg);
+    snprintf(l, sizeof l, isnan(lo) ? "-" : "%.1f", lo);
+    snprintf(h, sizeof h, isnan(hi) ? "-" : "%.1f", hi);
+    printf("Early receives: %s %% of paired receives, average over processes (min %s %%, max "
+           "%s %%); %zu sends, %zu receives, %lld pairs timed, %lld paired without a time.\n\n",
+           a, l, h, in.ns, in.nr, (long long)matched, (long long)untimed);
+    printf("| process | receives | paired | early | early %% | paired without time |\n"
+           "|---|---|---|---|---|---|\n");
+    for (int p = 0; p < np; p++) {
+        if (!pp[p].recvs) continue;
+        printf("| %d | %lld | %lld | %lld | ", p, (long long)pp[p].recvs, (long long)pp[p].matched,
+               (long long)pp[p].early);
+        if (pp[p].matched)
+            printf("%.1f", 100.0 * (double)pp[p].early / (double)pp[p].matched);
+        else
+            printf("-");
+        printf(" | %lld |\n", (long long)pp[p].untimed);
+    }
+    printf("\nLeft out: %llu sends or receives without a shared communicator key or a world "
+           "rank, %llu wildcard or cancelled nonblocking receives never completed in the trace, "
+           "%llu persistent starts, %llu completions without their receive.\n\n",
+           (unsigned long long)in.unkeyed, (unsigned long long)in.unresolved,
+           (unsigned long long)in.persistent, (unsigned long long)in.orphan);
+    free(pp);
+    ac_early_input_free(&in);
+    return 0;
+}
+
 /* ------------------------------------------------------- 3b. predictor memory */
 
 /* Tables 3.1 (send side) and 6.1 (receive side) of seed 004 for this run: per predictor, the
@@ -391,7 +887,7 @@ static int report_pred_memory(const run_t *run) {
     int any = 0;
     for (int i = 0; i < run->nf && !any; i++)
         for (uint64_t k = 0; k < run->f[i].nrec && !any; k++)
-            any = run->f[i].rec[k].kind >= AC_TK_P2P_FIRST;
+            any = is_p2p(&run->f[i].rec[k]);
     if (!any) return 0;
     int nf = run->nf;
     /* [side][kind]: formula and peak, max over processes (-1: no process with requests) */
@@ -491,6 +987,8 @@ static int stage_collect(const run_t *run, tcall_t **out, size_t *nout) {
         uint64_t first = 0, nst = 0; /* stage records since the last collective record */
         for (uint64_t k = 0; k < t->nrec; k++) {
             const ac_trace_rec_t *r = &t->rec[k];
+            if (r->kind == AC_TK_PART_TREE || r->kind == AC_TK_PART_CHILD)
+                continue; /* trees of hierarchical calls: not the stages of a `tree` call */
             if (r->kind >= AC_TK_STAGE_FIRST) {
                 if (!nst) first = k;
                 nst++;
@@ -995,8 +1493,9 @@ int main(int argc, char **argv) {
            "full rings%s.\n\n",
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
-    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) || report_p2p(&run) ||
-             report_stages(&run, mapdir);
+    int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) ||
+             report_arrival_dist(&run, alpha, beta, mapdir) || report_p2p(&run) ||
+             report_traffic(&run, mapdir) || report_early(&run) || report_stages(&run, mapdir);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)

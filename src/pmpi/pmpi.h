@@ -27,6 +27,8 @@ void ac_trace_mpi_teardown(void);
 long long ac_trace_comm_key(ac_ctx_t *ctx);
 /* trace_p2p.c: frees the identifier maps of point-to-point tracing (at MPI_Finalize). */
 void ac_trace_p2p_free(void);
+/* Calibrates the wrapper overheads of spec 2.3 (point-to-point tracing on; at MPI_Init). */
+void ac_trace_p2p_calibrate(void);
 
 /* wrappers.c: the entry of each collective, with the call site (the caller's return address)
  * that AUTOCOLL_SITES keys on; MPI_<Coll>, autocoll_<coll> and the Fortran entry points call

@@ -94,6 +94,7 @@ void ac_trace_mpi_setup(int collective) {
         ac_trace_log_lines(err);
     int failed = ac_trace_init_cfg(&c, me, p, err, sizeof err) != 0;
     if (failed && (me == 0 || !collective)) ac_trace_log_lines(err);
+    if (!failed) ac_trace_p2p_calibrate(); /* spec 2.3: nothing recorded yet */
     if (!collective || !c.mask) return;
     /* An allocation or directory failure on some rank must not make the others wait in the
      * clock ping-pongs: agree first. */

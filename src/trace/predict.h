@@ -190,7 +190,8 @@ int ac_reconf_hide(size_t n, const double *gap, const double *size, const unsign
  * j-th receive at r from s on (comm, tag) (MPI non-overtaking). A receive is early when its
  * time is strictly before its send's time. Per receiving process: receives, matched, early;
  * avg_pct = mean over processes with >= 1 matched receive of 100 * early / matched (NaN if
- * none). O((S + R) log(S + R)) time, O(S + R) memory.
+ * none). A receive with a NaN time is paired (it keeps the order) but counted as untimed, not
+ * matched. O((S + R) log(S + R)) time, O(S + R) memory.
  */
 typedef struct {
     int src, dst;
@@ -206,6 +207,7 @@ typedef struct {
 } ac_ea_recv;
 typedef struct {
     int64_t recvs, matched, early;
+    int64_t untimed; /* paired receives with a NaN time (kept for the order, not compared) */
 } ac_ea_proc;
 
 /* out has nprocs entries. Returns 0, or -1 on a rank outside [0, nprocs), NULL arrays or out

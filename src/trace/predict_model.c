@@ -15,7 +15,10 @@
  * (MPI non-overtaking, spec §4.3 step 4). O((S + R) log(S + R)) time, O(S + R) memory.
  * Receive times are taken as given: choosing them (Recv entry, or the entry of the completion
  * call of an Irecv, a worst-case choice) is the tracer's job. "Early" is strict: a receive at
- * the same instant as its send is not counted.
+ * the same instant as its send is not counted. A receive whose time is NaN (a nonblocking
+ * receive whose completion was not traced, its source and tag known from its arguments) takes
+ * its place in the order and is counted as paired without a time (untimed), neither early nor
+ * late.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -99,7 +102,7 @@ int ac_early_arrival(const ac_ea_send *s, size_t ns, const ac_ea_recv *r, size_t
     qsort(ks, ns, sizeof *ks, ea_cmp);
     qsort(kr, nr, sizeof *kr, ea_cmp);
     for (int p = 0; p < nprocs; p++)
-        out[p] = (ac_ea_proc){0, 0, 0};
+        out[p] = (ac_ea_proc){0, 0, 0, 0};
     for (size_t i = 0; i < nr; i++)
         out[r[i].rank].recvs++;
     /* Merge: within equal keys, the j-th send pairs with the j-th receive. */
@@ -112,8 +115,12 @@ int ac_early_arrival(const ac_ea_send *s, size_t ns, const ac_ea_recv *r, size_t
             j++;
         } else {
             ac_ea_proc *o = &out[kr[j].rank];
-            o->matched++;
-            o->early += kr[j].t < ks[i].t;
+            if (isnan(kr[j].t)) { /* paired to keep the order, but no time to compare */
+                o->untimed++;
+            } else {
+                o->matched++;
+                o->early += kr[j].t < ks[i].t;
+            }
             i++;
             j++;
         }

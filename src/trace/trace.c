@@ -187,6 +187,8 @@ static struct {
     unsigned flags;
     ac_trace_clock_t clock[2];
     double alpha, beta; /* network model (ac_trace_set_net), 0: none */
+    double wrap_in[AC_WRAP_NCLASS], wrap_out[AC_WRAP_NCLASS]; /* ac_trace_set_wrap */
+    int wrap;                                                 /* set */
     ac_trace_cfg_t cfg;
 } T = {.mtx = PTHREAD_MUTEX_INITIALIZER};
 
@@ -447,6 +449,45 @@ void ac_trace_set_net(double alpha, double beta) {
     T.beta = beta;
 }
 
+void ac_trace_set_wrap(const double entry[AC_WRAP_NCLASS], const double exit[AC_WRAP_NCLASS]) {
+    for (int c = 0; c < AC_WRAP_NCLASS; c++) {
+        T.wrap_in[c] = entry[c];
+        T.wrap_out[c] = exit[c];
+    }
+    T.wrap = 1;
+}
+
+int ac_trace_wrap_class(int kind) {
+    if (kind >= AC_TK_SEND && kind <= AC_TK_IRSEND) return AC_WRAP_SEND;
+    if (kind == AC_TK_SENDRECV || kind == AC_TK_SENDRECV_REPLACE) return AC_WRAP_SEND;
+    if (kind == AC_TK_RECV || kind == AC_TK_IRECV) return AC_WRAP_RECV;
+    if (kind >= AC_TK_P2P_FIRST && kind < AC_TK_P2P_END && kind != AC_TK_RECV_DONE)
+        return AC_WRAP_OTHER;
+    return -1;
+}
+
+int ac_trace_file_wrap(const ac_trace_file_t *t, double entry[AC_WRAP_NCLASS],
+                       double exit[AC_WRAP_NCLASS]) {
+    for (int c = 0; c < AC_WRAP_NCLASS; c++)
+        entry[c] = exit[c] = 0;
+    for (uint32_t i = 0; i < t->nstr; i++) {
+        double v[6];
+        if (sscanf(t->str[i], "#wrap send=%lg/%lg recv=%lg/%lg other=%lg/%lg", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5]) != 6)
+            continue;
+        int ok = 1;
+        for (int k = 0; k < 6; k++)
+            ok &= isfinite(v[k]) && v[k] >= 0 && v[k] < 1e9;
+        if (!ok) continue;
+        for (int c = 0; c < AC_WRAP_NCLASS; c++) {
+            entry[c] = v[2 * c];
+            exit[c] = v[2 * c + 1];
+        }
+        return 0;
+    }
+    return -1;
+}
+
 int ac_trace_file_net(const ac_trace_file_t *t, double *alpha, double *beta) {
     for (uint32_t i = 0; i < t->nstr; i++)
         if (sscanf(t->str[i], "#net alpha=%lg beta=%lg", alpha, beta) == 2 && *alpha >= 0 &&
@@ -465,7 +506,7 @@ int ac_trace_flush(char *err, size_t errlen) {
     snprintf(path, sizeof path, "%s/autocoll-trace.%d.bin", T.cfg.dir, T.rank);
     pthread_mutex_lock(&T.mtx);
     uint32_t n = T.n;
-    char **str = calloc(n + 1, sizeof *str), net[96];
+    char **str = calloc(n + 2, sizeof *str), net[96], wrap[160];
     int rc = -1;
     if (!str) {
         errf(err, errlen, "%s: out of memory", path);
@@ -488,6 +529,12 @@ int ac_trace_flush(char *err, size_t errlen) {
     if (T.alpha > 0) { /* the network model of the arrival factors: a string no record uses */
         snprintf(net, sizeof net, "#net alpha=%.9g beta=%.9g", T.alpha, T.beta);
         str[n++] = net;
+    }
+    if (T.wrap) { /* the calibrated wrapper overheads (spec 2.3) */
+        snprintf(wrap, sizeof wrap, "#wrap send=%.1f/%.1f recv=%.1f/%.1f other=%.1f/%.1f",
+                 T.wrap_in[0], T.wrap_out[0], T.wrap_in[1], T.wrap_out[1], T.wrap_in[2],
+                 T.wrap_out[2]);
+        str[n++] = wrap;
     }
     ac_trace_meta_t m = {.rank = T.rank,
                          .nprocs = T.nprocs,
@@ -524,10 +571,11 @@ void ac_trace_finalize(void) {
 /* ---------------------------------------------------------------- kinds */
 
 static const char *const p2p_names[AC_TK_P2P_END - AC_TK_P2P_FIRST] = {
-    "send",   "ssend",    "bsend",   "rsend",    "isend",    "issend",
-    "ibsend", "irsend",   "recv",    "irecv",    "sendrecv", "sendrecv_replace",
-    "start",  "startall", "wait",    "waitall",  "waitany",  "waitsome",
-    "test",   "testall",  "testany", "testsome", "probe",    "iprobe"};
+    "send",     "ssend",    "bsend",   "rsend",    "isend",    "issend",
+    "ibsend",   "irsend",   "recv",    "irecv",    "sendrecv", "sendrecv_replace",
+    "start",    "startall", "wait",    "waitall",  "waitany",  "waitsome",
+    "test",     "testall",  "testany", "testsome", "probe",    "iprobe",
+    "recv_done"};
 
 const char *ac_trace_kind_name(int kind) {
     if (kind >= 0 && kind < AUTOCOLL_NCOLL) return ac_coll_name(kind);
@@ -708,9 +756,30 @@ static void decode_rec(const rd_t *r, size_t off, ac_trace_rec_t *x) {
 
 enum { KNOWN_FLAGS = (1u << 6) - 1, MAX_SRC = 32 };
 
-/* NULL when x is a valid record of a file with nstr strings, else the reason (in why). */
-static const char *check_rec(const ac_trace_rec_t *x, uint32_t nstr, char *why, size_t len) {
+/* The format-2 fields of a point-to-point record (docs/tracing.md): root is the peer's world
+ * rank, inst the status source's world rank (receives with a status) or the serial number of a
+ * nonblocking receive (irecv, recv_done). NULL when valid. */
+static const char *check_p2p(const ac_trace_rec_t *x, int32_t np, char *why, size_t len) {
     int k = x->kind;
+    if (x->root != AC_TRACE_NONE && (x->root < 0 || x->root >= np))
+        snprintf(why, len, "peer world rank %d out of range (%d processes)", x->root, np);
+    else if ((k == AC_TK_RECV || k == AC_TK_SENDRECV || k == AC_TK_SENDRECV_REPLACE) &&
+             x->inst != AC_TRACE_NOID && x->inst >= (uint32_t)np)
+        snprintf(why, len, "status source world rank %u out of range (%d processes)", x->inst, np);
+    else if (k != AC_TK_RECV && k != AC_TK_SENDRECV && k != AC_TK_SENDRECV_REPLACE &&
+             k != AC_TK_IRECV && k != AC_TK_RECV_DONE && x->inst != AC_TRACE_NOID)
+        snprintf(why, len, "%s with an instance or serial %u", ac_trace_kind_name(k), x->inst);
+    else
+        return NULL;
+    return why;
+}
+
+/* NULL when x is a valid record of a file with nstr strings and np processes, else the reason
+ * (in why). */
+static const char *check_rec(const ac_trace_rec_t *x, uint32_t nstr, int32_t np, char *why,
+                             size_t len) {
+    int k = x->kind;
+    int p2p = k >= AC_TK_P2P_FIRST && k < AC_TK_P2P_END;
     if (!ac_trace_kind_name(k))
         snprintf(why, len, "unknown call kind %d", k);
     else if (x->t_out < x->t_in)
@@ -718,8 +787,10 @@ static const char *check_rec(const ac_trace_rec_t *x, uint32_t nstr, char *why, 
                  (long long)x->t_in);
     else if (x->site != AC_TRACE_NOID && x->site >= nstr)
         snprintf(why, len, "call-site id %u out of range (%u strings)", x->site, nstr);
-    else if (x->inst != AC_TRACE_NOID && x->inst >= nstr)
+    else if (!p2p && x->inst != AC_TRACE_NOID && x->inst >= nstr)
         snprintf(why, len, "instance id %u out of range (%u strings)", x->inst, nstr);
+    else if (p2p && check_p2p(x, np, why, len))
+        return why;
     else if (x->src != AC_TRACE_NOSRC && x->src >= MAX_SRC)
         snprintf(why, len, "decision source %u out of range", x->src);
     else if (x->flags & ~KNOWN_FLAGS)
@@ -767,6 +838,11 @@ int ac_trace_parse(const void *buf, size_t len, const char *name, ac_trace_file_
         FAIL(H_ENDIAN, "bad byte-order mark 0x%08x", mark);
     out->byteswapped = r.swap;
     out->version = get32(&r, H_VERSION);
+    if (out->version == 1)
+        FAIL(H_VERSION,
+             "format version 1 not supported (written by an earlier autocoll, without "
+             "the point-to-point pairing fields; this reader reads version %d)",
+             AC_TRACE_VERSION);
     if (out->version != AC_TRACE_VERSION)
         FAIL(H_VERSION, "format version %u not supported (this reader reads version %d)",
              out->version, AC_TRACE_VERSION);
@@ -844,7 +920,7 @@ int ac_trace_parse(const void *buf, size_t len, const char *name, ac_trace_file_
         size_t off = AC_TRACE_HEADER_BYTES + (size_t)i * sizeof(ac_trace_rec_t);
         decode_rec(&r, off, &out->rec[i]);
         char rwhy[160];
-        if (check_rec(&out->rec[i], out->nstr, rwhy, sizeof rwhy))
+        if (check_rec(&out->rec[i], out->nstr, out->nprocs, rwhy, sizeof rwhy))
             FAIL(off, "record %llu: %s", (unsigned long long)i, rwhy);
     }
     return 0;

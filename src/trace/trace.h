@@ -60,7 +60,8 @@ enum {
     AC_TK_TESTSOME,
     AC_TK_PROBE,
     AC_TK_IPROBE,
-    AC_TK_P2P_END /* one past the last kind */
+    AC_TK_RECV_DONE, /* format 2: a nonblocking receive completed (docs/tracing.md) */
+    AC_TK_P2P_END    /* one past the last kind */
 };
 
 /* Per-stage records of the configurable reduction trees (allreduce `tree`; seed 003 §4, spec
@@ -287,6 +288,13 @@ int ac_trace_cfg_parse(ac_trace_cfg_t *c, const char *trace, const char *records
  * AUTOCOLL_TRACE_DIR is said at MPI_Init). Returns 0, or -1 with the reason in err. */
 int ac_trace_init_cfg(const ac_trace_cfg_t *c, int rank, int nprocs, char *err, size_t errlen);
 
+/* The calibrated wrapper overheads of spec 2.3 (ns per call, per class of point-to-point
+ * wrapper: AC_WRAP_SEND, AC_WRAP_RECV, AC_WRAP_OTHER): entry = from the application's call to
+ * the t_in stamp, exit = from the t_out stamp back to the application. Written to the file as
+ * the string "#wrap send=E/X recv=E/X other=E/X" (docs/tracing.md). */
+enum { AC_WRAP_SEND = 0, AC_WRAP_RECV, AC_WRAP_OTHER, AC_WRAP_NCLASS };
+void ac_trace_set_wrap(const double entry[AC_WRAP_NCLASS], const double exit[AC_WRAP_NCLASS]);
+
 /* ac_log of each line of a message made by the functions above. */
 void ac_trace_log_lines(const char *msg);
 
@@ -378,7 +386,7 @@ int ac_arrival_synchronised(int coll);
 /* ---------------------------------------------------------------- files */
 
 enum {
-    AC_TRACE_VERSION = 1,
+    AC_TRACE_VERSION = 2, /* 2: point-to-point pairing fields and AC_TK_RECV_DONE */
     AC_TRACE_HEADER_BYTES = 128,
     AC_TRACE_MAX_STRINGS = 1 << 20, /* reader's limit */
     AC_TRACE_MAX_IDS = 4096         /* interned instances + call sites per process */
@@ -409,6 +417,13 @@ int ac_trace_read(const char *path, ac_trace_file_t *out, char *err, size_t errl
 void ac_trace_file_free(ac_trace_file_t *t);
 /* The network model of a file ("#net" string), 0; -1 when it has none. */
 int ac_trace_file_net(const ac_trace_file_t *t, double *alpha, double *beta);
+
+/* The wrapper overheads of a file ("#wrap" string), 0; -1 when it has none (entry and exit
+ * are then 0). */
+int ac_trace_file_wrap(const ac_trace_file_t *t, double entry[AC_WRAP_NCLASS],
+                       double exit[AC_WRAP_NCLASS]);
+/* The overhead class of a point-to-point kind (AC_WRAP_*), -1 for other kinds. */
+int ac_trace_wrap_class(int kind);
 
 /* Writes ring r with the given strings (site and inst of the records index str) and header
  * fields to path (through path.tmp renamed). Returns 0, or -1 with the reason in err. */
@@ -493,6 +508,10 @@ void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng);
  * that a group has about ten windows). */
 int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double beta, int window,
                               ac_arr_group_t **out, size_t *nout);
+/* The per-call worst- and average-case imbalance factors of a group made by
+ * ac_arrival_groups_windows, in call order, into worst[] and avg[] (room for g->ncs each; either
+ * may be NULL). Returns the number of calls (0 for a group made by ac_arrival_groups). */
+size_t ac_arrival_group_factors(const ac_arr_group_t *g, double *worst, double *avg);
 /* The collective records of a trace file as samples (clock offsets applied); out has room for
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
@@ -624,5 +643,38 @@ typedef struct {
 } ac_part_vertex_t;
 int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, char *err,
                    size_t errlen);
+
+/* ---------------------------------------------------------------- point-to-point analyses */
+
+#include "predict.h"
+
+/* 1 for a send request of spec 2.1 (MPI_Send .. MPI_Irsend, MPI_Sendrecv(_replace)). */
+int ac_trace_is_send(const ac_trace_rec_t *r);
+
+/* Pure inter-send computation times of spec 2.3 (src/trace/trace_pairs.c) of one process's
+ * records rec[0..n-1] (oldest first), in ns: for each send request b with an identifier after
+ * the first, t_in(b) - t_out(a) - sum of the durations of the other calls between them -
+ * o_exit(a) - o_entry(b) - sum of their o_entry + o_exit (entry and exit per class
+ * AC_WRAP_*, NULL: 0), at least 0; completion and stage records are not calls. gap[i] is that
+ * of the i-th send (gap[0] = 0); gap may be NULL. Returns the number of sends. */
+size_t ac_pure_gaps(const ac_trace_rec_t *rec, size_t n, const double *entry, const double *exit,
+                    double *gap);
+
+/* The events of the early-arrival analysis of spec 4.3 from the files of a run (format 2): times
+ * in ns on rank 0's clock, ranks = world ranks, comm = the communicator key. */
+typedef struct {
+    ac_ea_send *s;
+    size_t ns;
+    ac_ea_recv *r;
+    size_t nr;
+    uint64_t unkeyed;    /* sends and receives without a shared key or a world rank: left out */
+    uint64_t unresolved; /* wildcard nonblocking receives never completed, cancelled ones */
+    uint64_t untimed;    /* nonblocking receives never completed, kept in the order */
+    uint64_t persistent; /* persistent starts (not paired: no arguments recorded) */
+    uint64_t orphan;     /* completions whose receive is not in the file */
+} ac_ea_input;
+/* Returns 0, or -1 out of memory (out is then empty). */
+int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out);
+void ac_early_input_free(ac_ea_input *in);
 
 #endif

@@ -194,6 +194,14 @@ fail:
     return -1;
 }
 
+size_t ac_arrival_group_factors(const ac_arr_group_t *g, double *worst, double *avg) {
+    for (size_t i = 0; i < g->ncs; i++) {
+        if (worst) worst[i] = g->cs[i].st.worst_factor;
+        if (avg) avg[i] = g->cs[i].st.avg_factor;
+    }
+    return g->ncs;
+}
+
 int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, ac_arr_group_t **out,
                       size_t *nout) {
     return groups(s, n, alpha, beta, 0, out, nout);

@@ -5,7 +5,9 @@
 # imbalance; bad settings and unusable directories give a message and tracing off, never a
 # crash; a damaged file gives a located message.
 # Point-to-point tracing (trace_p2p.c): records and identifiers checked, and the report's hit
-# ratios of the window heuristics against values counted by hand from the program's stream.
+# ratios of the window heuristics, the predictor memory and the traffic characterisation
+# against values counted by hand from the program's stream; the wrapper overheads calibrated at
+# MPI_Init are the ones the report subtracts.
 # usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
@@ -37,6 +39,27 @@ echo "$row" | awk -F'|' '{gsub(/ /,"");
   exit !($5 == 3 && $6 == 6 && $10 >= 18000 && $17 == "2(6)" && $15 == 0 && $16 == 6)}' &&
     ok "report: rank 2 (20 ms late) is the latest arriver of all 6 alltoalls" ||
     { bad "report alltoall arrival row: $row"; cat "$tmp/rep"; }
+# Arrival-factor distributions: the 6 alltoalls (20 ms late against T of a few us) all in the
+# top class (>= 128) and their CDF's minimum above 128; with -t MAPDIR, the CDF data file, and
+# the PNG when gnuplot runs here (gnuplot is optional).
+grep -qE '^\| [0-9]+ \| alltoall( \| 0){8} \| 6 \|$' "$tmp/rep" &&
+    awk -F'|' '/^## Arrival-factor/{a=1} a && $4 ~ / alltoall / && $6 == 6 && $7 >= 128 {ok=1}
+         END {exit !ok}' "$tmp/rep" &&
+    ok "report: the 6 alltoalls' worst-case factors all >= 128 (histogram and CDF)" ||
+    { bad "report arrival-factor distribution"; sed -n '/^## Arrival-factor/,/^## Point/p' "$tmp/rep"; }
+mkdir "$tmp/m"
+"$report" -t "$tmp/m" "$tmp/t" >"$tmp/repm" 2>&1
+# 11 groups: 11 blocks of the data file, 5 + 3 + 1 x 7 + 6 + 7 = 28 calls
+[ "$(grep -c '^[0-9]' "$tmp/m/arrival-cdf.dat" 2>/dev/null)" -eq 28 ] &&
+    ok "report -t: arrival-factor CDF data, one line per complete call (28)" ||
+    bad "report -t: arrival-cdf.dat"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$tmp/m/arrival-cdf.png" ] && grep -q '^Arrival-factor CDFs: .*arrival-cdf.png' "$tmp/repm" &&
+      ok "report -t: arrival-factor CDF PNG (gnuplot)" || bad "report -t: arrival-cdf.png"
+else
+  grep -q 'gnuplot unavailable or failed: no PNG' "$tmp/repm" &&
+      ok "report -t: no gnuplot, data only, said" || bad "report -t without gnuplot"
+fi
 grep -E '^\| 0\.0 \| bcast \|.*\| 400 \| 9 \|.*binomial \(9\) \| forced 9 \|' "$tmp/rep" >/dev/null &&
     ok "report: 3 forced binomial bcasts of 400 B on 3 ranks" || bad "report bcast row"
 grep -E '^\| 0\.[0-9]+ \| allreduce \|.*\| 16 \| 14 \|' "$tmp/rep" >/dev/null &&
@@ -114,6 +137,14 @@ awk '/hit ratios, send side/{s=1} /hit ratios, receive side/{s=2}
      END {exit !(a==1 && b==1 && c==1)}' "$tmp/rep4" &&
     ok "report: LRU hit ratios 0.962 (k = 2), 0.010 (k = 1) sends, 0.951 (k = 2) receives" ||
     { bad "report p2p hit ratios"; cat "$tmp/rep4"; }
+# The wrapper overheads calibrated at MPI_Init (spec 2.3; plausibility checked per file by
+# ac_trace_check) are those the report says it subtracts: rank 0's "#wrap" string.
+w=$(grep -a -o '#wrap send=[0-9.]*/[0-9.]* recv=[0-9.]*/[0-9.]* other=[0-9.]*/[0-9.]*' \
+        "$tmp/p/autocoll-trace.0.bin" |
+    sed -E 's|#wrap send=([0-9.]+)/([0-9.]+) recv=([0-9.]+)/([0-9.]+) other=([0-9.]+)/([0-9.]+)|send \1 / \2, receive \3 / \4, other \5 / \6|')
+[ -n "$w" ] && grep -qF "wrapper overheads calibrated at MPI_Init (rank 0's file, entry / exit, ns: $w)" "$tmp/rep4" &&
+    ok "report: subtracts rank 0's calibrated wrapper overheads ($w ns)" ||
+    bad "report wrapper overheads (file: '$w')"
 [ "$(grep -cE '^\| (LRU|Better-cycle2|Tag-bettercycle2) \| (1|10) \|( [0-9.]+ / [0-9.]+ / [0-9.]+ \|){4}$' "$tmp/rep4")" -eq 6 ] &&
     ok "report: reconfiguration-hiding table (3 predictors x 2 CPU factors x 4 delays)" ||
     bad "report reconfiguration table"
@@ -133,5 +164,41 @@ awk '/^## Predictor memory/{s=1} /^## /&&!/Predictor memory/{s=0}
     ok "report: predictor memory (formula and peak) as counted by hand" ||
     { bad "report predictor memory"; sed -n '/^## Predictor memory/,$p' "$tmp/rep4"; }
 
+# Traffic characterisation (spec 2.4), counted by hand from the same program at p = 3: per rank
+# 104 sends (identifiers A B C D), 103 receives (L R W E F), 1 wildcard; each rank sends 54 to its
+# right (50 Isend, Sendrecv_replace, Send, 2 Sends on the dups) and 50 to its left, so every
+# rank gets 104 pooled and process 0 sends 54 to 1 and 50 to 2; process 0 posts 50 receives from
+# 1 (right), 52 from 2 (left: 50 Irecv + 2 on the dups) and 1 wildcard; every message is one int:
+# 312 sends and 309 receives of 4 B; 103 inter-send gaps on process 0, quantiles non-decreasing.
+sed -n '/^## Traffic characterisation/,/^## Early/p' "$tmp/rep4" >"$tmp/traffic"
+tf=0
+for row in '| send requests | 104.000 / 104.000 / 104.000 |' \
+           '| receive requests | 103.000 / 103.000 / 103.000 |' \
+           '| distinct send identifiers | 4.000 / 4.000 / 4.000 |' \
+           '| distinct receive identifiers | 5.000 / 5.000 / 5.000 |' \
+           '| wildcard receives | 1.000 / 1.000 / 1.000 |' \
+           '| 0 | 104 | 0 | 0 |' '| 1 | 104 | 54 | 50 |' '| 2 | 104 | 50 | 52 |' \
+           '| unknown / any | 0 | 0 | 1 |' '| 4-7 | 312 | 309 |'; do
+  grep -qxF "$row" "$tmp/traffic" || { tf=1; echo "missing: $row"; }
+done
+[ "$(sed -n '/^| bytes | sends/,/^$/p' "$tmp/traffic" | grep -c '^| [0-9]')" -eq 1 ] ||
+    { tf=1; echo "more than one size class"; }
+grep -q "the given fraction of its 103 gaps lie" "$tmp/traffic" || { tf=1; echo "gap count"; }
+awk -F'|' '/^\| fraction/{c=1; next} c && /^\| [0-9.]+ \| [0-9.]+ \|$/ {n++; if ($3 + 0 < last) bad = 1; last = $3 + 0}
+     /^\| communication \/ computation \| [0-9.]+ \/ / {r = 1}
+     END {exit !(n == 8 && !bad && r)}' "$tmp/traffic" || { tf=1; echo "CDF or ratio"; }
+[ $tf -eq 0 ] && ok "report: traffic characterisation (counts, identifiers, destinations, sizes, CDF)" ||
+    { bad "report traffic characterisation"; cat "$tmp/traffic"; }
+# The same with -t: the figures' data (destinations as in the table, 103 gaps), and the PNGs
+# when gnuplot runs here.
+mkdir "$tmp/pm"
+"$report" -t "$tmp/pm" "$tmp/p" >"$tmp/rep5" 2>&1
+[ "$(cat "$tmp/pm/destinations.dat" 2>/dev/null)" = "$(printf '0 104 0\n1 104 54\n2 104 50')" ] &&
+    [ "$(grep -c '^[0-9]' "$tmp/pm/intersend-cdf.dat" 2>/dev/null)" -eq 103 ] &&
+    ok "report -t: destination and inter-send CDF data" || bad "report -t: traffic figure data"
+if command -v gnuplot >/dev/null 2>&1; then
+  [ -s "$tmp/pm/destinations.png" ] && [ -s "$tmp/pm/intersend-cdf.png" ] &&
+      ok "report -t: destination and inter-send CDF PNGs (gnuplot)" || bad "report -t: traffic PNGs"
+fi
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -55,13 +55,30 @@ static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np)
         }
         for (int k = 0; k < 2; k++) {
             NEXT(AC_TK_ISEND);
-            CHECK(x->peer == (k ? left : right) && x->tag == k + 1 && x->bytes == sizeof(int),
-                  "%s: isend %d of iteration %d: peer %d tag %d", path, k, it, x->peer, x->tag);
+            CHECK(x->peer == (k ? left : right) && x->tag == k + 1 && x->bytes == sizeof(int) &&
+                      x->root == x->peer && x->seq == t->rec[0].seq,
+                  "%s: isend %d of iteration %d: peer %d (world %d) tag %d key %llu", path, k, it,
+                  x->peer, x->root, x->tag, (unsigned long long)x->seq);
             if (it == 0) sid[k] = x->ident;
             CHECK(x->ident == sid[k], "%s: isend %d of iteration %d: identifier %d, not %d", path,
                   k, it, x->ident, sid[k]);
         }
         NEXT(AC_TK_WAITALL);
+        /* format 2: one completion per Irecv, in request order, naming its serial, the world
+         * rank of its status source and the communicator's key */
+        uint32_t s0 = t->rec[i - 5].inst, s1 = t->rec[i - 4].inst;
+        for (int k = 0; k < 2; k++) {
+            NEXT(AC_TK_RECV_DONE);
+            CHECK(x->inst == (k ? s1 : s0) && (k == 0 || s1 == s0 + 1) &&
+                      x->root == (k ? right : left) && x->status_source == (k ? right : left) &&
+                      x->status_tag == k + 1 && x->seq == t->rec[0].seq && x->seq != 0 &&
+                      x->t_in == t->rec[i - 2 - k].t_in,
+                  "%s: completion %d of iteration %d: serial %u (irecvs %u %u), world source %d, "
+                  "status %d/%d, key %llu, t_in %lld (waitall %lld)",
+                  path, k, it, x->inst, s0, s1, x->root, x->status_source, x->status_tag,
+                  (unsigned long long)x->seq, (long long)x->t_in,
+                  (long long)t->rec[i - 2 - k].t_in);
+        }
     }
     /* with p = 2 left and right are one destination: one send identifier */
     CHECK(np == 2 ? sid[0] == sid[1] : (sid[0] == 0 && sid[1] == 1),
@@ -74,15 +91,36 @@ static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np)
           x->status_source);
     NEXT(AC_TK_SEND);
     NEXT(AC_TK_RECV);
-    CHECK((x->flags & AC_TF_WILDCARD) && x->status_source == left && x->peer == MPI_ANY_SOURCE,
-          "%s: wildcard recv: flags 0x%x, status source %d", path, x->flags, x->status_source);
+    CHECK((x->flags & AC_TF_WILDCARD) && x->status_source == left && x->peer == MPI_ANY_SOURCE &&
+              x->root == AC_TRACE_NONE && x->inst == (uint32_t)left,
+          "%s: wildcard recv: flags 0x%x, status source %d (world %u), peer world %d", path,
+          x->flags, x->status_source, x->inst, x->root);
     int32_t dup_send[2], dup_comm[2];
+    uint64_t dup_key[2];
     for (int k = 0; k < 2; k++) {
         NEXT(AC_TK_SEND);
         dup_send[k] = x->ident;
         dup_comm[k] = (int32_t)x->comm;
+        dup_key[k] = x->seq;
         NEXT(AC_TK_RECV);
+        CHECK(x->seq == dup_key[k] && x->root == left && x->inst == (uint32_t)left,
+              "%s: recv on duplicate %d: key %llu (send's %llu), world peer %d, status %u", path, k,
+              (unsigned long long)x->seq, (unsigned long long)dup_key[k], x->root, x->inst);
     }
+    /* keys made without communication: the same on every rank (keys[] of rank 0) */
+    static uint64_t keys[3];
+    if (r == 0) {
+        keys[0] = t->rec[0].seq;
+        keys[1] = dup_key[0];
+        keys[2] = dup_key[1];
+    }
+    CHECK(t->rec[0].seq == keys[0] && dup_key[0] == keys[1] && dup_key[1] == keys[2] &&
+              dup_key[0] && dup_key[1] && dup_key[0] != dup_key[1] && dup_key[0] != t->rec[0].seq &&
+              dup_key[1] != t->rec[0].seq,
+          "%s: communicator keys world %llu, duplicates %llu %llu; rank 0's %llu %llu %llu", path,
+          (unsigned long long)t->rec[0].seq, (unsigned long long)dup_key[0],
+          (unsigned long long)dup_key[1], (unsigned long long)keys[0], (unsigned long long)keys[1],
+          (unsigned long long)keys[2]);
     CHECK(dup_send[0] != dup_send[1] && dup_send[0] != sid[0] && dup_send[1] != sid[0] &&
               dup_comm[0] != dup_comm[1],
           "%s: sends on two successive duplicates share identifier %d / %d (comm %d / %d)", path,
@@ -116,6 +154,16 @@ int main(int argc, char **argv) {
               "%s: clock estimates missing (residuals %lld %lld)", path,
               (long long)t.clock[0].residual, (long long)t.clock[1].residual);
         if (p2p) {
+            /* the wrapper overheads calibrated at MPI_Init (spec 2.3): every class present, entry
+             * in (0, 100 us), exit in [0, 100 us) (two clock reads apart: may round to 0) */
+            double oe[AC_WRAP_NCLASS], ox[AC_WRAP_NCLASS];
+            int wr = ac_trace_file_wrap(&t, oe, ox), good = wr == 0;
+            for (int c = 0; c < AC_WRAP_NCLASS; c++)
+                good &= oe[c] > 0 && ox[c] >= 0 && oe[c] < 1e5 && ox[c] < 1e5;
+            CHECK(good,
+                  "%s: wrapper overheads missing or implausible (send %g/%g recv %g/%g other %g/%g "
+                  "ns)",
+                  path, oe[0], ox[0], oe[1], ox[1], oe[2], ox[2]);
             check_p2p(&t, path, r, np);
             goto next;
         }

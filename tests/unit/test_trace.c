@@ -204,6 +204,12 @@ static void fill_ring(ac_trace_ring_t *r, uint32_t nstr) {
             x.flags = (uint8_t)(i % 32);
             x.status_source = i % 6;
             x.status_tag = -i;
+            x.root = i % 8; /* the peer's world rank (format 2) */
+            int k = kinds[i];
+            x.inst = k == AC_TK_RECV || k == AC_TK_SENDRECV || k == AC_TK_SENDRECV_REPLACE
+                         ? (uint32_t)(i % 8)
+                     : k == AC_TK_IRECV || k == AC_TK_RECV_DONE ? 1000u + (uint32_t)i
+                                                                : AC_TRACE_NOID;
         }
         ac_trace_ring_push(r, &x);
     }
@@ -427,7 +433,9 @@ static void file_rejects(void **st) {
     uint64_t v64;
     MUTATE(b[0] = 'X', 0, "bad magic");
     MUTATE(memcpy(b, "GARBAGE!", 8), 0, "not an autocoll trace file");
-    MUTATE((v32 = 2, memcpy(b + 8, &v32, 4)), 0, "version 2 not supported");
+    MUTATE((v32 = 3, memcpy(b + 8, &v32, 4)), 0, "version 3 not supported");
+    MUTATE((v32 = 1, memcpy(b + 8, &v32, 4)), 0,
+           "offset 8: format version 1 not supported (written by an earlier autocoll");
     MUTATE((v32 = 0, memcpy(b + 8, &v32, 4)), 0, "version 0 not supported");
     MUTATE((v32 = 0x11223344, memcpy(b + 12, &v32, 4)), 0, "byte-order mark");
     MUTATE((v32 = 64, memcpy(b + 16, &v32, 4)), 0, "header size");
@@ -456,6 +464,13 @@ static void file_rejects(void **st) {
     /* record 4 is bcast (rooted): without a root; record 0 is allgather: with one */
     MUTATE((i32 = AC_TRACE_NONE, memcpy(b + r0 + 4 * 80 + 44, &i32, 4)), 1, "without a root");
     MUTATE((i32 = 0, memcpy(b + r0 + 44, &i32, 4)), 1, "with a root");
+    /* format 2 point-to-point fields: the first point-to-point record (send) with a peer world
+     * rank out of range or an instance; recv (record +8) with a status world rank out of range */
+    size_t p0 = r0 + 80 * (size_t)AUTOCOLL_NCOLL;
+    MUTATE((i32 = 8, memcpy(b + p0 + 44, &i32, 4)), 1, "peer world rank 8 out of range");
+    MUTATE((v32 = 3, memcpy(b + p0 + 40, &v32, 4)), 1, "send with an instance or serial 3");
+    MUTATE((v32 = 9, memcpy(b + p0 + 8 * 80 + 40, &v32, 4)), 1,
+           "status source world rank 9 out of range");
     /* strings: a NUL inside, a length past the end */
     size_t s0 = 128 + 80 * (size_t)(AUTOCOLL_NCOLL + AC_TK_P2P_END - AC_TK_P2P_FIRST);
     MUTATE(b[s0 + 4] = 0, 1, "string 0: contains a NUL");

@@ -73,6 +73,16 @@ static void phases_hand(void **state) {
     assert_int_equal(w[1].spike, 1);
     assert_int_equal(w[2].spike, 0);
     assert_int_equal(g[0].nspike, 1);
+    /* The per-call factors in call order (the report's CDFs and histograms): worst 0.1, 10,
+     * 0.05 and average (half of it at p = 2) 0.05, 5, 0.025 per block of 10 calls. */
+    double wf[NCALL], af[NCALL];
+    assert_int_equal(ac_arrival_group_factors(&g[0], wf, af), NCALL);
+    for (int c = 0; c < NCALL; c++) {
+        double e = c < 10 ? 0.1 : c < 20 ? 10 : 0.05;
+        assert_true(fabs(wf[c] - e) < 1e-9);
+        assert_true(fabs(af[c] - e / 2) < 1e-9);
+    }
+    assert_int_equal(ac_arrival_group_factors(&g[0], NULL, NULL), NCALL);
     ac_arrival_groups_free(g, ng);
 
     /* Windows of 7: 5 windows, the last of 2 calls; calls 8-14 and 15-21 hold imbalanced ones. */
@@ -105,6 +115,7 @@ static void phases_hand(void **state) {
     assert_int_equal(ac_arrival_groups(s, n, 10e-6, 0, &g, &ng), 0);
     assert_null(g[0].win);
     assert_int_equal(g[0].nwin, 0);
+    assert_int_equal(ac_arrival_group_factors(&g[0], NULL, NULL), 0);
     ac_arrival_groups_free(g, ng);
 }
 
