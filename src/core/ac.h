@@ -150,10 +150,12 @@ typedef struct {
 } ac_chosen_t;
 
 /* The choice of a settled adaptive key kept with the inputs of its key (src/select/select.h):
- * its entry (opaque here; NULL: an empty way) and candidate. */
+ * its entry (opaque here; NULL: an empty way) and candidate; native: the MPI library's
+ * algorithm when that is the candidate, else NULL. */
 enum { AC_KEPT_WAYS = 4 };
 typedef struct {
     void *entry;
+    const ac_alg_t *native;
     size_t bytes;
     MPI_Op op;
     int root, inplace, commutative, fixed_order, cand, node_aware;

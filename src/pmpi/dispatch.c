@@ -255,6 +255,21 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
     if (tr) trace_comm(tr, ctx);
     ac_args_finish(a);
+    /* An untimed call of a settled key on the MPI library's algorithm (select.h): that
+     * algorithm with the caller's arguments, which it checks itself; nothing to check, log (the
+     * engine's settled choices are logged from verbosity 2), time or record but the statistics
+     * of AUTOCOLL_VERBOSE. */
+    int verbose = ac_g.set.verbose;
+    if (!tr && verbose < 2 && !ac_g.set.check) {
+        const ac_alg_t *nat = ac_select_kept_native(ctx, a);
+        if (nat) {
+            double t0 = verbose >= 1 ? PMPI_Wtime() : 0;
+            ctx->last[a->coll].alg = nat;
+            err = nat->fn(a, &ctx->last[a->coll], ctx);
+            if (verbose >= 1) ac_stats_add(a->coll, nat->index, PMPI_Wtime() - t0);
+            goto fn_exit;
+        }
+    }
     if (args_invalid(a)) {
         err = run_native(a);
         goto fn_exit;
@@ -273,7 +288,6 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
         ac_inst_copy(&ctx->last[a->coll], &ch.inst);
         goto fn_exit;
     }
-    int verbose = ac_g.set.verbose;
     if (ac_g.set.check || (verbose >= 1 && ctx->rank == 0)) {
         char name[128];
         ac_inst_format(&ch.inst, name, sizeof name);

@@ -464,9 +464,20 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
  * same key, so its entry is used without the lookup while it still monitors that choice. The
  * engine's bookkeeping on this path is a few loads and stores, not timed (book_monitor counts
  * the calls that took the full path). */
+static int still_kept(const ac_entry_t *e, const ac_kept_t *k) {
+    return e->star.stage == AC_STAR_MONITOR && e->star.cur == k->cand;
+}
+
+int ac_adapt_kept_skip(ac_kept_t *k) {
+    ac_entry_t *e = k->entry;
+    if (!still_kept(e, k) || ac_star_timed(&e->star)) return 0;
+    ac_star_skip(&e->star);
+    return 1;
+}
+
 int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k) {
     ac_entry_t *e = k->entry;
-    if (e->star.stage != AC_STAR_MONITOR || e->star.cur != k->cand) {
+    if (!still_kept(e, k)) {
         k->entry = NULL;
         return ac_select_full(ctx, a, ch);
     }

@@ -106,6 +106,22 @@ int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
 /* The choice of a settled adaptive key kept by the context (adapt.c): the engine's ticket for
  * this call, or the full selection when the key no longer monitors that choice. */
 int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k);
+/* 1 when the key of k still monitors k's choice and does not time this call: the call is
+ * counted, nothing is left to record (adapt.c). 0: nothing done. */
+int ac_adapt_kept_skip(ac_kept_t *k);
+
+/* The way of the context's kept choices (below) for the inputs of a, NULL: none. */
+static inline __attribute__((always_inline)) ac_kept_t *
+ac_kept_find(ac_ctx_t *ctx, const ac_args_t *a, unsigned gen) {
+    for (int i = 0; i < AC_KEPT_WAYS; i++) {
+        ac_kept_t *k = &ctx->kept[a->coll][i];
+        if (k->entry && k->bytes == a->bytes && k->root == a->root && k->op == a->op &&
+            k->inplace == a->inplace && k->commutative == a->commutative &&
+            k->fixed_order == a->fixed_order && k->gen == gen)
+            return k;
+    }
+    return NULL;
+}
 
 /* A forced or table choice (or mode native's) is kept per context and collective with what it
  * was chosen for; the same inputs give the same choice (the context's size and layout are fixed,
@@ -114,7 +130,9 @@ int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t 
  * (selection size, root, operation, in-place, commutativity, order): the same inputs map to the
  * same key, so the engine's key lookup is skipped too. A rank that misses where another hits
  * reaches the same entry through the full path, which for an existing key communicates
- * nothing: hits need no agreement. Inline: this is most calls of a program in steady state. */
+ * nothing: hits need no agreement. The two kinds never hold the same inputs: the forced and
+ * table stages answer from those inputs alone (ac_alg_applicable), so inputs they answered
+ * never reach the engine. Inline: this is most calls of a program in steady state. */
 static inline __attribute__((always_inline)) int ac_select(ac_ctx_t *ctx, const ac_args_t *a,
                                                            ac_choice_t *ch) {
     const ac_chosen_t *kept = &ctx->chosen[a->coll];
@@ -129,14 +147,17 @@ static inline __attribute__((always_inline)) int ac_select(ac_ctx_t *ctx, const 
         ch->tk.timed = 0;
         return MPI_SUCCESS;
     }
-    for (int i = 0; i < AC_KEPT_WAYS; i++) {
-        ac_kept_t *k = &ctx->kept[a->coll][i];
-        if (k->entry && k->bytes == a->bytes && k->root == a->root && k->op == a->op &&
-            k->inplace == a->inplace && k->commutative == a->commutative &&
-            k->fixed_order == a->fixed_order && k->gen == gen)
-            return ac_adapt_kept(ctx, a, ch, k);
-    }
-    return ac_select_full(ctx, a, ch);
+    ac_kept_t *k = ac_kept_find(ctx, a, gen);
+    return k ? ac_adapt_kept(ctx, a, ch, k) : ac_select_full(ctx, a, ch);
+}
+
+/* The MPI library's algorithm when call a is an untimed call of a settled key that chose it
+ * (counted by the engine: the caller runs it and records nothing), else NULL. The most common
+ * steady state of the adaptive engine, where the MPI library's own collective wins. */
+static inline __attribute__((always_inline)) const ac_alg_t *
+ac_select_kept_native(ac_ctx_t *ctx, const ac_args_t *a) {
+    ac_kept_t *k = ac_kept_find(ctx, a, __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE));
+    return k && k->native && ac_adapt_kept_skip(k) ? k->native : NULL;
 }
 
 #endif
