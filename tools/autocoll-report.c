@@ -183,7 +183,10 @@ static const char *label(const run_t *run, uint64_t h) {
     return "-";
 }
 
-static int report_arrivals(const run_t *run, double alpha, double beta) {
+/* The arrival groups of the run's collective records (trace_summary.c); windows: with the
+ * statistics per window of calls. Returns 0, or -1 out of memory. */
+static int run_groups(const run_t *run, double alpha, double beta, int windows, ac_arr_group_t **g,
+                      size_t *ng) {
     size_t total = 0, n = 0;
     for (int i = 0; i < run->nf; i++)
         total += run->f[i].nrec;
@@ -191,12 +194,16 @@ static int report_arrivals(const run_t *run, double alpha, double beta) {
     if (!s) return -1;
     for (int i = 0; i < run->nf; i++)
         n += ac_arrival_samples_from_file(&run->f[i], s + n);
+    int rc = windows ? ac_arrival_groups_windows(s, n, alpha, beta, 0, g, ng)
+                     : ac_arrival_groups(s, n, alpha, beta, g, ng);
+    free(s);
+    return rc;
+}
+
+static int report_arrivals(const run_t *run, double alpha, double beta) {
     ac_arr_group_t *g = NULL;
     size_t ng = 0;
-    if (ac_arrival_groups(s, n, alpha, beta, &g, &ng) != 0) {
-        free(s);
-        return -1;
-    }
+    if (run_groups(run, alpha, beta, 0, &g, &ng) != 0) return -1;
     printf("## Process arrival patterns\n\n"
            "Seed 000 §4.2.1: per call, average-case imbalance mean |a_i - mean a| and worst-case "
            "imbalance max a_i - min a_i of the entry times a_i (on rank 0's clock), and the "
@@ -220,7 +227,6 @@ static int report_arrivals(const run_t *run, double alpha, double beta) {
     }
     printf("\n");
     ac_arrival_groups_free(g, ng);
-    free(s);
     return 0;
 }
 
@@ -245,20 +251,9 @@ static double quantile(const double *v, size_t n, double q) {
 }
 
 static int report_arrival_dist(const run_t *run, double alpha, double beta, const char *mapdir) {
-    size_t total = 0, n = 0;
-    for (int i = 0; i < run->nf; i++)
-        total += run->f[i].nrec;
-    ac_arr_sample_t *s = malloc((total ? total : 1) * sizeof *s);
-    if (!s) return -1;
-    for (int i = 0; i < run->nf; i++)
-        n += ac_arrival_samples_from_file(&run->f[i], s + n);
     ac_arr_group_t *g = NULL;
     size_t ng = 0, maxc = 1;
-    if (ac_arrival_groups_windows(s, n, alpha, beta, 0, &g, &ng) != 0) {
-        free(s);
-        return -1;
-    }
-    free(s);
+    if (run_groups(run, alpha, beta, 1, &g, &ng) != 0) return -1;
     int rc = -1, any = 0;
     for (size_t i = 0; i < ng; i++) {
         if (g[i].ncs > maxc) maxc = g[i].ncs;
