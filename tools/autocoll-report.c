@@ -239,11 +239,6 @@ static int report_arrivals(const run_t *run, double alpha, double beta) {
  * C calls of a group. */
 enum { AF_NBIN = 9 };
 
-static int af_cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The smallest v[k] (v sorted, n > 0) with at least q n values <= it. */
 static double quantile(const double *v, size_t n, double q) {
     size_t at = (size_t)ceil(q * (double)n);
@@ -288,8 +283,8 @@ static int report_arrival_dist(const run_t *run, double alpha, double beta, cons
         size_t c = ac_arrival_group_factors(x, w, a);
         if (!c) continue;
         gid++;
-        qsort(w, c, sizeof *w, af_cmp);
-        qsort(a, c, sizeof *a, af_cmp);
+        qsort(w, c, sizeof *w, ac_dbl_cmp);
+        qsort(a, c, sizeof *a, ac_dbl_cmp);
         printf("| %d | %d.%u | %s | %s | %zu |", gid, x->leader, x->comm, ac_coll_name(x->kind),
                label(run, x->site), c);
         for (size_t k = 0; k < sizeof q / sizeof q[0]; k++)
@@ -358,10 +353,9 @@ static int is_p2p(const ac_trace_rec_t *r) {
     return r->kind >= AC_TK_P2P_FIRST && r->kind < AC_TK_P2P_END;
 }
 
+/* A send request of spec 2.1, or the start of a persistent send. */
 static int is_send(const ac_trace_rec_t *r) {
-    if (r->kind >= AC_TK_SEND && r->kind <= AC_TK_IRSEND) return 1;
-    if (r->kind == AC_TK_SENDRECV || r->kind == AC_TK_SENDRECV_REPLACE) return 1;
-    return r->kind == AC_TK_START && !(r->flags & AC_TF_RECV_SIDE);
+    return ac_trace_is_send(r) || (r->kind == AC_TK_START && !(r->flags & AC_TF_RECV_SIDE));
 }
 
 static int is_recv(const ac_trace_rec_t *r) {
@@ -543,11 +537,6 @@ fail:
  * process 0's pure inter-send times (Fig. 4.5) as quantiles. Pure inter-send times are those of
  * ac_pure_gaps with each file's calibrated wrapper overheads (spec 2.3). O(R log R). */
 
-static int gap_cmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Power-of-two size class: 0 for 0 bytes, k + 1 for [2^k, 2^(k+1)). */
 static int size_class(uint64_t b) {
     int k = 0;
@@ -672,7 +661,7 @@ static int report_traffic(const run_t *run, const char *mapdir) {
             for (size_t k = 1; k < m; k++)
                 cdf0[k - 1] = gap[k] * 1e-3;
             n0 = m - 1;
-            qsort(cdf0, n0, sizeof *cdf0, gap_cmp);
+            qsort(cdf0, n0, sizeof *cdf0, ac_dbl_cmp);
         }
         if (t->rank == 0) have0 = 1;
     }
@@ -1052,11 +1041,6 @@ static void stage_name(const ac_stage_t *s, char *buf, size_t len) {
     }
 }
 
-static int dbl_cmp(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* mean median stdev min max p10 p90 of v[0..n-1] (us), sorting v. */
 static void stage_stats_row(double *v, size_t n) {
     double m = 0, s = 0;
@@ -1066,7 +1050,7 @@ static void stage_stats_row(double *v, size_t n) {
     for (size_t i = 0; i < n; i++)
         s += (v[i] - m) * (v[i] - m);
     s = n > 1 ? sqrt(s / (double)(n - 1)) : 0;
-    qsort(v, n, sizeof *v, dbl_cmp);
+    qsort(v, n, sizeof *v, ac_dbl_cmp);
     printf(" %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", m, v[n / 2], s, v[0], v[n - 1],
            v[n / 10], v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1]);
 }

@@ -26,24 +26,6 @@ static int64_t clock_ns(void) {
     return ac_trace_now();
 }
 
-/* Ranks 0..n-1 of part communicator pc in the call's communicator cc (out[n]). */
-static int translate(MPI_Comm pc, MPI_Comm cc, int n, int *out) {
-    MPI_Group pg, cg;
-    int err, *in = malloc((size_t)n * sizeof *in);
-    if (!in) return MPI_ERR_NO_MEM;
-    for (int i = 0; i < n; i++)
-        in[i] = i;
-    if ((err = PMPI_Comm_group(pc, &pg)) == MPI_SUCCESS) {
-        if ((err = PMPI_Comm_group(cc, &cg)) == MPI_SUCCESS) {
-            err = PMPI_Group_translate_ranks(pg, n, in, cg, out);
-            PMPI_Group_free(&cg);
-        }
-        PMPI_Group_free(&pg);
-    }
-    free(in);
-    return err;
-}
-
 static void write_records(const ac_args_t *a, const ac_ctx_t *ctx, int stage, const ac_args_t *b,
                           const ac_alg_t *alg, const ac_tree_stamps_t *s, const int *map) {
     int tsize = 0;
@@ -105,7 +87,7 @@ int ac_hier_part(const ac_args_t *a, ac_ctx_t *ctx, int stage, const ac_args_t *
     int err = ac_run_part_alg(b, alg, pctx);
     ac_tree_stamps = NULL;
     if (err == MPI_SUCCESS && s.nrun > 0 &&
-        translate(b->comm, a->comm, b->size, map) == MPI_SUCCESS)
+        ac_comm_ranks(b->comm, b->size, a->comm, map) == MPI_SUCCESS)
         write_records(a, ctx, stage, b, alg, &s, map);
     free(child);
     free(map);

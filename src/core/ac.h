@@ -355,10 +355,17 @@ void ac_ctx_set_create_hook(void (*fn)(ac_ctx_t *ctx));
 /* Makes node_comm and leader_comm (collective over ctx->comm, agreed); MPI_SUCCESS when they
  * exist. A failure is remembered: node-aware algorithms are then not run on this context. */
 int ac_ctx_nodes(ac_ctx_t *ctx);
+/* The ranks in group `to` of ranks 0..n-1 of group `from` (MPI_UNDEFINED where not in it), into
+ * out[n]; ac_comm_ranks the same for the groups of two communicators. MPI_SUCCESS or an MPI
+ * error code (MPI_ERR_NO_MEM). */
+int ac_group_ranks(MPI_Group from, int n, MPI_Group to, int *out);
+int ac_comm_ranks(MPI_Comm from, int n, MPI_Comm to, int *out);
 
 /* coll.c: the argument record */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
+/* qsort comparator of doubles, ascending */
+int ac_dbl_cmp(const void *x, const void *y);
 
 /* coll.c: the list of collectives (include/autocoll_colls.def) and the catalogue of restrictions
  * (restrictions.def) */

@@ -133,6 +133,11 @@ void ac_args_finish(ac_args_t *a) {
     a->bytes = ac_coll_bytes(a, &a->bytes_local);
 }
 
+int ac_dbl_cmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
 size_t ac_size_class(size_t bytes) {
     size_t c = 1;
     if (bytes == 0) return 0;

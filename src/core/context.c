@@ -287,3 +287,25 @@ AC_EXPORT int autocoll_layout(MPI_Comm comm, autocoll_layout_t *l) {
     snprintf(l->placement, sizeof l->placement, "%s", names[ctx->placement]);
     return MPI_SUCCESS;
 }
+
+int ac_group_ranks(MPI_Group from, int n, MPI_Group to, int *out) {
+    int *in = malloc((size_t)(n > 0 ? n : 1) * sizeof *in);
+    if (!in) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    int err = PMPI_Group_translate_ranks(from, n, in, to, out);
+    free(in);
+    return err;
+}
+
+int ac_comm_ranks(MPI_Comm from, int n, MPI_Comm to, int *out) {
+    MPI_Group fg, tg;
+    int err = PMPI_Comm_group(from, &fg);
+    if (err != MPI_SUCCESS) return err;
+    if ((err = PMPI_Comm_group(to, &tg)) == MPI_SUCCESS) {
+        err = ac_group_ranks(fg, n, tg, out);
+        PMPI_Group_free(&tg);
+    }
+    PMPI_Group_free(&fg);
+    return err;
+}

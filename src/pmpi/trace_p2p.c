@@ -139,19 +139,12 @@ static cinfo_t *cinfo(MPI_Comm comm, uint32_t *id) {
 /* World ranks of the members of g (n of them) into w (MPI_UNDEFINED: AC_TRACE_NONE). */
 static int group_world(MPI_Group g, int n, int32_t *w) {
     if (wgrp == MPI_GROUP_NULL && PMPI_Comm_group(MPI_COMM_WORLD, &wgrp) != MPI_SUCCESS) return -1;
-    int *in = malloc((size_t)(n ? n : 1) * sizeof *in),
-        *out = malloc((size_t)(n ? n : 1) * sizeof *out);
-    int rc = -1;
-    if (in && out) {
+    int *out = malloc((size_t)(n ? n : 1) * sizeof *out), rc = -1;
+    if (out && ac_group_ranks(g, n, wgrp, out) == MPI_SUCCESS) {
         for (int i = 0; i < n; i++)
-            in[i] = i;
-        if (PMPI_Group_translate_ranks(g, n, in, wgrp, out) == MPI_SUCCESS) {
-            for (int i = 0; i < n; i++)
-                w[i] = out[i] == MPI_UNDEFINED || out[i] < 0 ? AC_TRACE_NONE : out[i];
-            rc = 0;
-        }
+            w[i] = out[i] == MPI_UNDEFINED || out[i] < 0 ? AC_TRACE_NONE : out[i];
+        rc = 0;
     }
-    free(in);
     free(out);
     return rc;
 }
@@ -822,11 +815,6 @@ AC_EXPORT int MPI_Intercomm_create(MPI_Comm lc, int ll, MPI_Comm pc, int rl, int
  * 3 x AC_CAL_REPS paths, under a millisecond. */
 enum { AC_CAL_REPS = 1001 };
 
-static int dcmp(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void ac_trace_p2p_calibrate(void) {
     if (!on()) return;
     double *ein = malloc(AC_CAL_REPS * sizeof *ein), *eout = malloc(AC_CAL_REPS * sizeof *eout);
@@ -875,8 +863,8 @@ void ac_trace_p2p_calibrate(void) {
             ein[k] = (double)(t_in - ta);
             eout[k] = (double)(tb - r.t_out);
         }
-        qsort(ein, AC_CAL_REPS, sizeof *ein, dcmp);
-        qsort(eout, AC_CAL_REPS, sizeof *eout, dcmp);
+        qsort(ein, AC_CAL_REPS, sizeof *ein, ac_dbl_cmp);
+        qsort(eout, AC_CAL_REPS, sizeof *eout, ac_dbl_cmp);
         in[cls] = ein[AC_CAL_REPS / 2];
         out[cls] = eout[AC_CAL_REPS / 2];
     }

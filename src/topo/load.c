@@ -143,26 +143,15 @@ void ac_topo_comm_free(void *p) {
 
 void ac_topo_attach(ac_ctx_t *ctx) {
     if (!world_topo || ctx->topo) return;
-    MPI_Group g = MPI_GROUP_NULL, wg = MPI_GROUP_NULL;
-    int n = ctx->size, *mine = malloc((size_t)n * sizeof *mine),
-        *world_of = malloc((size_t)n * sizeof *world_of);
+    int n = ctx->size, *world_of = malloc((size_t)n * sizeof *world_of);
     ac_topo_comm_t *tc = calloc(1, sizeof *tc);
-    int ok = mine && world_of && tc && PMPI_Comm_group(ctx->comm, &g) == MPI_SUCCESS &&
-             PMPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS;
-    if (ok) {
-        for (int i = 0; i < n; i++)
-            mine[i] = i;
-        ok = PMPI_Group_translate_ranks(g, n, mine, wg, world_of) == MPI_SUCCESS;
-    }
+    int ok = world_of && tc && ac_comm_ranks(ctx->comm, n, MPI_COMM_WORLD, world_of) == MPI_SUCCESS;
     for (int i = 0; ok && i < n; i++)
         ok = world_of[i] != MPI_UNDEFINED;
     if (ok) {
         tc->t = ac_topo_subset(world_topo, world_of, n, NULL);
         ok = tc->t != NULL;
     }
-    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
-    if (wg != MPI_GROUP_NULL) PMPI_Group_free(&wg);
-    free(mine);
     free(world_of);
     if (!ok) {
         ac_topo_comm_free(tc);

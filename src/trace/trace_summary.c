@@ -207,11 +207,6 @@ int ac_arrival_groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, a
     return groups(s, n, alpha, beta, 0, out, nout);
 }
 
-static int cmp_dbl(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Cuts group x's calls (in call order) into windows of w calls. */
 static int make_windows(ac_arr_group_t *x, int w) {
     size_t nw = (x->ncs + (size_t)w - 1) / (size_t)w;
@@ -258,7 +253,7 @@ static int make_windows(ac_arr_group_t *x, int w) {
             }
         wf[k] = o->worst_factor;
     }
-    qsort(wf, nw, sizeof *wf, cmp_dbl);
+    qsort(wf, nw, sizeof *wf, ac_dbl_cmp);
     x->win_median = nw % 2 ? wf[nw / 2] : 0.5 * (wf[nw / 2 - 1] + wf[nw / 2]);
     for (size_t k = 0; k < nw; k++) {
         ac_arr_window_t *o = &x->win[k];

@@ -33,7 +33,6 @@
  *   the contention-free AAPC and LR rings of §3.2-§3.3 inside the Rab2 composition.
  */
 #include <stdlib.h>
-#include <string.h>
 #include "../algs.h"
 #include "../../sched/rs_core.h"
 #include "../alltoall/topo_aapc.h"
@@ -91,11 +90,11 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     if (!c) return MPI_ERR_NO_MEM;
     int *sc = c, *sd = c + p;
     AC_CHECK(ac_rab2_blocks(a->rcount, p, sc, sd));
-    /* topo_rab2 runs the schemes without tokens (any p), topo_rab2_token those with tokens
-     * (p <= 256, restriction AAPC_TOKENS); the executor tells them apart as alltoall's
-     * topo_aapc_notoken and topo_aapc */
+    /* topo_rab2 runs the schemes without tokens (any p), topo_rab2_token, the line with the
+     * restriction AAPC_TOKENS (p <= 256), those with tokens, as alltoall's topo_aapc_notoken
+     * and topo_aapc */
     AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ac_param_str(in, "sync"),
-                                   strcmp(in->alg->name, "topo_rab2") != 0, ctx,
+                                   (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx,
                                    ac_dt_at(a->rbuf, a->rtype, (size_t)sd[a->rank]), sc, sd));
     ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, a->rtype);
     const ac_alg_t *ag = ac_param_alg(in, "ag");

@@ -1,39 +1,16 @@
 /*
  * Algorithm: contention-free all-to-all on the switch tree of AUTOCOLL_TOPOLOGY. The schedule
- *   of src/topo/aapc.c (root switch, extended ring schedule of the root's subtrees, broadcast
- *   and rotate patterns, the six-step global and local assignment) puts every ordered pair of
- *   ranks in one of L = |M_0| (|M| - |M_0|) phases, the AAPC load, and no two messages of a
- *   phase share a directed link. Each rank runs its own program phase by phase (spec 3.3):
- *   post the receive of the phase, wait for the tokens owed to its send, send, and after its
- *   own operation send the tokens it owes; partial and barrier schemes add PMPI_Barrier after
- *   the phases ac_ts_barrier_after names. Parameter sync (Table 3.5, spec names without the
- *   "ts_" prefix, the block size appended): nosync, dummy, sender, receiver, barrier,
- *   sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>, bar_receiver<bs>,
- *   bs in {2, 4, 8, 16}. Tokens carry zero bytes on the synchronisation tag. A rank may await
- *   the tokens of another in a different order than they are sent (partial schemes), so each
- *   awaited token is known by its sequence number among the tokens of its sender to this rank
- *   (ac_topo_prog_t.wseq): the wait receives tokens of that sender until that many arrived.
- *   Dummy (spec 3.3): no-sync, plus in every phase where a rank has no send (no receive) the
- *   dummy of ac_aapc_dummies: one block to (from) an idle rank of the same switch, or a local
- *   copy of the rank's own block when none is idle, so that an idle rank does not run ahead.
- *   The dummy from x to y carries x's block for y (spec 3.3: a dummy is a block of n bytes),
- *   whose size y knows from its own receive counts, so alltoallv calls (allreduce.topo_rab2's
- *   exchange, blocks of unequal sizes) run it too; a dummy whose block is empty is skipped at
- *   both ends alike. The dummy travels on the data tag: both ends post their operations in
- *   phase order, so a dummy and a real message between the same two ranks match in order. It
- *   lands in a scratch buffer of the largest receive block.
- *   Two registry lines share this body. topo_aapc runs every scheme and carries
- *   AUTOCOLL_R_AAPC_TOKENS: token sets are reduced (O(N^2/8) bytes for N = p(p-1) messages)
- *   up to p = 256 and derived without the reduction above (O(sum of path lengths) memory,
- *   more tokens; src/topo/aapc.h), but the registry line still limits topo_aapc to p <= 256,
- *   so above that it is never a candidate, and a forced instance falls back with the
- *   restriction's message instead of running another scheme. topo_aapc_notoken runs the
- *   schemes without tokens (nosync, dummy, barrier, bar_none<bs>) at any p; a token scheme
- *   given to it is an invalid value (told apart by name, not by the restriction). When a token set cannot be
- *   built within the bound (no memory on some rank: agreed at the scheme's first call on the
- *   communicator, so that the ranks never run different schemes), the barrier counterpart
- *   runs (sender, receiver -> barrier; partial -> bar_none with the same bs), still contention
- *   free, and the job is told once.
+ *   of src/topo/aapc.c puts every ordered pair of ranks in one of L = |M_0| (|M| - |M_0|)
+ *   phases, the AAPC load, and no two messages of a phase share a directed link. Each rank runs
+ *   its own program phase by phase (spec 3.3): post the receive of the phase, wait for the
+ *   tokens owed to its send, send, then send the tokens it owes; partial and barrier schemes
+ *   add PMPI_Barrier after the phases ac_ts_barrier_after names. Parameter sync (Table 3.5,
+ *   spec names without "ts_", the block size appended): nosync, dummy, sender, receiver,
+ *   barrier, sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>,
+ *   bar_receiver<bs>, bs in {2, 4, 8, 16}. Two registry lines share this body, told apart by
+ *   the restriction AAPC_TOKENS: topo_aapc carries it and runs every scheme; topo_aapc_notoken
+ *   runs the schemes without tokens at any p and takes a token scheme for an invalid value.
+ *   Design notes below.
  * Cost: L (alpha + n beta) + (L - 1) theta with no contention (gamma = 0); + tokens delta_l
  *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs); dummy:
  *   up to L more block transfers per rank, each inside one switch.
@@ -46,6 +23,28 @@
  *   block for dummies.
  * Reference: seed 000 (Faraj 2006), §3.2.2 (Figure 3.5, Theorem 1) and §3.2.3 (Table 3.5);
  *   spec star-stage-ethernet.md sections 3.2 and 3.3.
+ */
+/*
+ * Design notes.
+ * - Tokens carry zero bytes on the synchronisation tag. A rank may await the tokens of another
+ *   in a different order than they are sent (partial schemes), so each awaited token is known
+ *   by its sequence number among the tokens of its sender to this rank (ac_topo_prog_t.wseq):
+ *   the wait receives tokens of that sender until that many arrived.
+ * - Dummy (spec 3.3): no-sync, plus in every phase where a rank has no send (no receive) the
+ *   dummy of ac_aapc_dummies: one block to (from) an idle rank of the same switch, or a local
+ *   copy of the rank's own block when none is idle, so that an idle rank does not run ahead.
+ *   The dummy from x to y carries x's block for y (a dummy is a block of n bytes), whose size
+ *   y knows from its own receive counts, so alltoallv calls (allreduce.topo_rab2's exchange,
+ *   blocks of unequal sizes) run it too; a dummy whose block is empty is skipped at both ends
+ *   alike. It travels on the data tag: both ends post their operations in phase order, so a
+ *   dummy and a real message between the same two ranks match in order. It lands in a scratch
+ *   buffer of the largest receive block.
+ * - Token sets are reduced up to p = 256 (AAPC_TOKENS) and could be derived without the
+ *   reduction above (src/topo/aapc.h); the registry line keeps the bound. When a token set
+ *   cannot be built (no memory on some rank: agreed at the scheme's first call on the
+ *   communicator, so that the ranks never run different schemes), the barrier counterpart runs
+ *   (sender, receiver -> barrier; partial -> bar_none with the same bs), and the job is told
+ *   once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +88,9 @@ static const ac_topo_prog_t *agreed_program(ac_topo_comm_t *tc, ac_ts_t ts, cons
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    /* topo_aapc_notoken: schemes without tokens only */
+    /* topo_aapc_notoken: schemes without tokens only (the line without AAPC_TOKENS) */
     return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
-                              strcmp(in->alg->name, "topo_aapc_notoken") != 0, ctx);
+                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
 }
 
 int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {

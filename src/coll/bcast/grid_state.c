@@ -116,13 +116,8 @@ ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
 
 /* ------------------------------------------------------------------ measurement */
 
-static int dbl_cmp(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return a < b ? -1 : a > b;
-}
-
 static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
+    qsort(v, (size_t)n, sizeof *v, ac_dbl_cmp);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
