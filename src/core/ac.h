@@ -159,6 +159,8 @@ typedef struct {
     size_t bytes;
     MPI_Op op;
     int root, inplace, commutative, fixed_order, cand, node_aware;
+    int raw; /* the key's inputs follow from the raw arguments alone: the operation is none or
+                predefined, the order free (ac_raw_native, src/pmpi/dispatch.c) */
     unsigned gen;
 } ac_kept_t;
 
@@ -203,6 +205,10 @@ typedef struct ac_ctx {
      * replaced in turn (kept_next). */
     ac_kept_t kept[AUTOCOLL_NCOLL][AC_KEPT_WAYS];
     int kept_next[AUTOCOLL_NCOLL];
+    /* The last predefined datatype whose size the raw path asked (src/pmpi/dispatch.c,
+     * ac_pass_raw), and that size: predefined types are never freed, so the handle names it. */
+    MPI_Datatype raw_type;
+    size_t raw_tsize;
 
     /* The switch-tree topology of this communicator and what is derived from it (src/topo/,
      * opaque here); NULL when no valid topology covers its ranks. Freed with topo_free. */
@@ -344,6 +350,23 @@ int ac_ctx_keyval(void);
 /* The context of comm when it has one, else NULL; *inter is set for an intercommunicator
  * (tested on the first call only). No communication. */
 ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter);
+/* The last context found by this thread (ac_ctx_peek) and the generation of contexts then
+ * (bumped whenever a context is destroyed: a cached pair of an earlier generation may name a
+ * freed communicator whose handle was reused). */
+typedef struct {
+    MPI_Comm comm;
+    ac_ctx_t *ctx;
+    unsigned gen;
+} ac_ctx_seen_t;
+extern AC_TLS ac_ctx_seen_t ac_ctx_seen;
+extern unsigned ac_ctx_gen;
+/* ac_ctx_peek's answer when comm is the communicator this thread found last, else NULL. */
+static inline __attribute__((always_inline)) ac_ctx_t *ac_ctx_peek_last(MPI_Comm comm) {
+    return ac_ctx_seen.comm == comm &&
+                   ac_ctx_seen.gen == __atomic_load_n(&ac_ctx_gen, __ATOMIC_ACQUIRE)
+               ? ac_ctx_seen.ctx
+               : NULL;
+}
 /* The context of comm when it has one (no communication), else NULL. */
 ac_ctx_t *ac_ctx_lookup(MPI_Comm comm);
 void *ac_ctx_scratch(ac_ctx_t *ctx, size_t bytes); /* NULL when out of memory */
@@ -364,6 +387,7 @@ int ac_comm_ranks(MPI_Comm from, int n, MPI_Comm to, int *out);
 /* coll.c: the argument record */
 void ac_args_finish(ac_args_t *a);  /* computes bytes, inplace, commutative */
 size_t ac_size_class(size_t bytes); /* lower bound of the power-of-two class */
+int ac_op_predefined(MPI_Op o);     /* one of MPI's predefined reduction operations */
 /* qsort comparator of doubles, ascending */
 int ac_dbl_cmp(const void *x, const void *y);
 

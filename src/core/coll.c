@@ -111,7 +111,7 @@ static int order_sensitive(MPI_Op o, MPI_Datatype t) {
     return 1;
 }
 
-static int predefined_op(MPI_Op o) {
+int ac_op_predefined(MPI_Op o) {
     static const MPI_Op pre[] = {MPI_SUM,  MPI_MAX,  MPI_MIN, MPI_PROD, MPI_BAND,   MPI_BOR,
                                  MPI_BXOR, MPI_LAND, MPI_LOR, MPI_LXOR, MPI_MAXLOC, MPI_MINLOC};
     for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
@@ -126,7 +126,7 @@ void ac_args_finish(ac_args_t *a) {
     a->commutative = 1;
     /* The predefined operations are commutative: no call for them (the common ones first). */
     MPI_Op o = a->op;
-    if (colls[a->coll].reduces && o != MPI_OP_NULL && o != 0 && !predefined_op(o))
+    if (colls[a->coll].reduces && o != MPI_OP_NULL && o != 0 && !ac_op_predefined(o))
         PMPI_Op_commutative(o, &a->commutative);
     a->fixed_order =
         ac_g.set.reproducible && colls[a->coll].reduces && order_sensitive(o, a->rtype);

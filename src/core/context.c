@@ -48,16 +48,14 @@ static void ctx_destroy(ac_ctx_t *ctx) {
 /* Attribute value of an intercommunicator: its calls go to the MPI library (ac_ctx_peek). */
 static char inter_mark;
 
-/* Bumped whenever a context is destroyed: a cached (communicator, context) pair of an earlier
- * generation may name a freed communicator whose handle was reused (ac_ctx_peek's cache). */
-static unsigned ctx_gen;
+unsigned ac_ctx_gen; /* ac.h */
 
 static int delete_fn(MPI_Comm comm, int kv, void *val, void *extra) {
     (void)comm;
     (void)kv;
     (void)extra;
     if (val != &inter_mark) ctx_destroy(val);
-    __atomic_add_fetch(&ctx_gen, 1, __ATOMIC_RELEASE);
+    __atomic_add_fetch(&ac_ctx_gen, 1, __ATOMIC_RELEASE);
     return MPI_SUCCESS;
 }
 
@@ -70,25 +68,22 @@ int ac_ctx_keyval(void) {
     return keyval;
 }
 
-/* The last context found by this thread: a program calling collectives on one communicator
- * finds it without an attribute lookup. */
-static AC_TLS struct {
-    MPI_Comm comm;
-    ac_ctx_t *ctx;
-    unsigned gen;
-} last_seen;
+/* The last context found by this thread (ac.h): a program calling collectives on one
+ * communicator finds it without an attribute lookup. */
+AC_TLS ac_ctx_seen_t ac_ctx_seen;
 
 ac_ctx_t *ac_ctx_peek(MPI_Comm comm, int *inter) {
     int flag = 0;
     void *val = NULL;
     *inter = 0;
-    unsigned gen = __atomic_load_n(&ctx_gen, __ATOMIC_ACQUIRE);
-    if (last_seen.ctx && last_seen.comm == comm && last_seen.gen == gen) return last_seen.ctx;
+    unsigned gen = __atomic_load_n(&ac_ctx_gen, __ATOMIC_ACQUIRE);
+    if (ac_ctx_seen.ctx && ac_ctx_seen.comm == comm && ac_ctx_seen.gen == gen)
+        return ac_ctx_seen.ctx;
     if (keyval != MPI_KEYVAL_INVALID) PMPI_Comm_get_attr(comm, keyval, &val, &flag);
     if (flag && val != &inter_mark) {
-        last_seen.comm = comm;
-        last_seen.ctx = val;
-        last_seen.gen = gen;
+        ac_ctx_seen.comm = comm;
+        ac_ctx_seen.ctx = val;
+        ac_ctx_seen.gen = gen;
     }
     if (flag) {
         *inter = val == &inter_mark;
@@ -214,7 +209,10 @@ static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
     PMPI_Comm_get_errhandler(comm, &user_eh);
     PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     ac_ctx_t *ctx = calloc(1, sizeof *ctx);
-    if (ctx) ctx->comm = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
+    if (ctx) {
+        ctx->comm = ctx->node_comm = ctx->leader_comm = MPI_COMM_NULL;
+        ctx->raw_type = MPI_DATATYPE_NULL; /* its size, 0, is raw_tsize's */
+    }
     err = ctx ? PMPI_Comm_dup(comm, &ctx->comm) : MPI_ERR_NO_MEM;
     /* A rank whose duplicate failed must not enter the layout's collectives alone. */
     ok = err == MPI_SUCCESS;

@@ -14,6 +14,12 @@
 int ac_dispatch(ac_args_t *a);
 /* 1 when a call of collective coll on comm must go straight to PMPI_<Coll> (see dispatch.c). */
 int ac_passthrough(MPI_Comm comm, int coll);
+/* ac_passthrough, then for a call it lets in: 1 when the call is an untimed call of a settled key
+ * on the MPI library's algorithm, recognised from its raw arguments (dispatch.c: count and type
+ * of the selection size, operation, root or 0, in-place flag); it is counted, and the caller
+ * runs PMPI_<Coll>. 0: build the argument record and dispatch. */
+int ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
+                int inplace);
 /* Set up core then select (collective over MPI_COMM_WORLD when collective is 1), and the
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);

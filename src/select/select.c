@@ -166,6 +166,7 @@ static void keep_settled(ac_ctx_t *ctx, const ac_args_t *a, const ac_choice_t *c
                      .fixed_order = a->fixed_order,
                      .cand = ch->tk.cand,
                      .node_aware = ch->node_aware,
+                     .raw = !a->fixed_order && (a->op == MPI_OP_NULL || ac_op_predefined(a->op)),
                      .gen = gen};
 }
 
