@@ -13,7 +13,12 @@
  *   ac_tree_stamps_t whose clock this file gives (ac_trace_now, the records' clock); records are
  *   written after the part returns, so the stamps never wait on the ring. A part that runs no
  *   tree executor (recursive doubling among leaders, a scatter-allgather broadcast) leaves no
- *   record: its structure is not a tree.
+ *   tree record: its structure is not a tree. Every part, tree or not, then leaves one step
+ *   record (entry and exit of the part, spec 7.2's per-call entry/exit applied to a part), so
+ *   a rank's path through the call is covered (src/trace/trace_part.c, ac_part_path). The
+ *   algorithms that write their parts out (gather, scatter, allgather, alltoall `hier`) call
+ *   ac_hier_step after each part: the intra-node gather to the leaders, the leaders' messages
+ *   or exchange, the intra-node scatter or broadcast.
  */
 #include <stdlib.h>
 #include "hier_stage.h"
@@ -65,11 +70,64 @@ static void write_records(const ac_args_t *a, const ac_ctx_t *ctx, int stage, co
     }
 }
 
+/* The operation of a part call of collective coll. */
+static int part_op(int coll) {
+    switch (coll) {
+    case AUTOCOLL_REDUCE:
+        return AC_PART_REDUCE;
+    case AUTOCOLL_BCAST:
+        return AC_PART_BCAST;
+    case AUTOCOLL_GATHER:
+        return AC_PART_GATHER;
+    case AUTOCOLL_SCATTER:
+        return AC_PART_SCATTER;
+    default:
+        return AC_PART_EXCHANGE;
+    }
+}
+
+static void write_step(const ac_args_t *a, const ac_ctx_t *ctx, int stage, int op, int rank,
+                       int size, uint64_t bytes, int alg, int64_t t0, int64_t t1) {
+    ac_trace_rec_t x;
+    ac_trace_rec_clear(&x, AC_TK_PART_STEP);
+    x.seq = ctx->calls;
+    x.t_in = t0;
+    x.t_out = t1 > t0 ? t1 : t0;
+    x.ident = rank;
+    x.count = size;
+    x.peer = a->rank;
+    x.bytes = bytes;
+    x.status_source = stage;
+    x.status_tag = op;
+    x.alg = (int16_t)alg;
+    ac_trace_record(&x);
+}
+
+void ac_hier_begin_traced(ac_hier_steps_t *h, const ac_args_t *a, const ac_ctx_t *ctx) {
+    h->on = ctx && a->comm == ctx->comm && !ac_tree_stamps;
+    if (h->on) h->t0 = clock_ns();
+}
+
+void ac_hier_mark_traced(ac_hier_steps_t *h) {
+    h->t0 = clock_ns();
+}
+
+void ac_hier_step_traced(ac_hier_steps_t *h, const ac_args_t *a, const ac_ctx_t *ctx, int stage,
+                         int op, int rank, int size, long long count, MPI_Datatype type) {
+    int64_t t1 = clock_ns();
+    int tsize = 0;
+    if (type != MPI_DATATYPE_NULL) PMPI_Type_size(type, &tsize);
+    uint64_t bytes = count > 0 && tsize > 0 ? (uint64_t)count * (uint64_t)tsize : 0;
+    write_step(a, ctx, stage, op, rank, size, bytes, -1, h->t0, t1);
+    h->t0 = t1;
+}
+
 int ac_hier_part(const ac_args_t *a, ac_ctx_t *ctx, int stage, const ac_args_t *b,
                  const ac_alg_t *alg, ac_ctx_t *pctx) {
     if (__builtin_expect(!ac_trace_on(a->coll), 1) || !ctx || a->comm != ctx->comm ||
         ac_tree_stamps || b->size < 1)
         return ac_run_part_alg(b, alg, pctx);
+    int64_t t0 = clock_ns();
     size_t cap = (size_t)b->size;
     ac_tree_run_t run[MAXRUN];
     int *child = malloc(MAXRUN * cap * sizeof *child), *map = malloc(cap * sizeof *map);
@@ -89,6 +147,13 @@ int ac_hier_part(const ac_args_t *a, ac_ctx_t *ctx, int stage, const ac_args_t *
     if (err == MPI_SUCCESS && s.nrun > 0 &&
         ac_comm_ranks(b->comm, b->size, a->comm, map) == MPI_SUCCESS)
         write_records(a, ctx, stage, b, alg, &s, map);
+    if (err == MPI_SUCCESS) {
+        int tsize = 0;
+        PMPI_Type_size(b->rtype, &tsize);
+        write_step(a, ctx, stage, part_op(b->coll), b->rank, b->size,
+                   (uint64_t)b->rcount * (uint64_t)(tsize > 0 ? tsize : 0), alg ? alg->index : -1,
+                   t0, clock_ns());
+    }
     free(child);
     free(map);
     free(at);
