@@ -8,7 +8,7 @@
 # tables of both runs (section "Stages of hierarchical calls"): every call complete and every
 # rank's path formed, both identities within the clock uncertainty (as the report computes
 # them, and on its printed per-rank means: total = down + up with and without arrival waits),
-# no stamp out of order, and the number of samples of each metric and part counted by hand
+# no stamp out of order, the signs of the metrics, and the number of samples of each metric and part counted by hand
 # from the algorithms (4 calls each, nn nodes of ppn ranks).
 # usage: trace_hier.sh TRACE_HIER TRACE_HIER_CHECK REPORT MPIEXEC [mpiexec flags...]
 set -u
@@ -23,7 +23,9 @@ trap 'rm -rf "$tmp"' EXIT
 # The report section of group $2 (a "### " header containing it) in file $1: calls, paths,
 # identities (the report's largest error against the clock uncertainty, and the printed per-rank
 # means: |total - (down + up)| within that error + 0.02 us of rounding, with and without arrival
-# waits), no stamp out of order. Prints the figures; status 1 when one is off.
+# waits), no stamp out of order, the minima of the metrics measured on one clock (waits,
+# latencies, parts) not negative and those of the edges (two clocks) not below minus the clock
+# uncertainty. Prints the figures; status 1 when one is off.
 check_group() {
     awk -v g="$2" '
       /^### / { in_g = index($0, g) > 0 }
@@ -33,6 +35,8 @@ check_group() {
         match($0, /uncertainty [0-9.]+/); u = substr($0, RSTART + 12, RLENGTH - 12) + 0
         match($0, /out of order\): [0-9]+/); n = substr($0, RSTART + 15, RLENGTH - 15) + 0
         seen_i = 1 }
+      in_g && /^\| (intra|inter)-node \| / { split($0, f, "|"); mn = f[5] + 0
+        if (f[3] ~ /edge/) { if (mn < -u) negedge++ } else if (mn < 0) negone++ }
       in_g && /^\| down, with arrival wait \|/ { nc = split($0, dw, "|") }
       in_g && /^\| down, no arrival wait \|/ { split($0, dn, "|") }
       in_g && /^\| up \|/ { split($0, up, "|") }
@@ -45,9 +49,10 @@ check_group() {
           if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2
           if (d1 > worst) worst = d1; if (d2 > worst) worst = d2 }
         ok = seen_p && seen_i && seen_t && calls == 4 && paths == 0 && e <= u && n == 0 &&
-             worst <= e + 0.02 && nc >= 9
-        printf "calls=%s paths-failed=%s err=%s unc=%s out-of-order=%s table-err=%.2f\n",
-               calls, paths, e, u, n, worst
+             worst <= e + 0.02 && nc >= 9 && negedge + negone == 0
+        printf "calls=%s paths-failed=%s err=%s unc=%s out-of-order=%s table-err=%.2f " \
+               "negative-metric-minima=%d edges-below-uncertainty=%d\n",
+               calls, paths, e, u, n, worst, negone, negedge
         exit !ok }' "$1"
 }
 
@@ -108,12 +113,16 @@ for ppn in 3 2; do
     expect "$rep" "$g" inter-node "exchange part" $((4 * nn))
     if [ $ppn -eq 3 ]; then
         # Node leader 0 reduces and broadcasts over the same two children: a 2 x 2 order
-        # matrix whose rows each sum to 100 %.
+        # matrix whose rows and columns each sum to 100 % (every arrival position and every
+        # departure position once per call).
         m=$(awk '/^Rank 0.s intra-node reduce and bcast root vertex/ { on = 1; next }
                  on && /^\| [0-9]+ \|/ { split($0, f, "|"); s = f[3] + f[4]; n++
+                                        c1 += f[3]; c2 += f[4]
                                         if (s < 99.9 || s > 100.1) badrow++ }
                  on && /^$/ && n { exit }
-                 END { print n + 0, badrow + 0 }' "$rep")
+                 END { if (c1 < 99.9 || c1 > 100.1) badrow++
+                       if (c2 < 99.9 || c2 > 100.1) badrow++
+                       print n + 0, badrow + 0 }' "$rep")
         [ "$m" = "2 0" ] && ok "report: allreduce: 2 x 2 arrival/departure matrix at rank 0" ||
             bad "report: allreduce: arrival/departure matrix rows, bad rows: $m"
     fi
