@@ -1607,17 +1607,43 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid, 
     return 0;
 }
 
+static int tcall_seq_cmp(const void *x, const void *y) {
+    const tcall_t *a = x, *b = y;
+    if (a->leader != b->leader) return a->leader < b->leader ? -1 : 1;
+    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return a->crank - b->crank;
+}
+
+/* Every rank's entry of a call takes the call site of the communicator's rank 0 (as the arrival
+ * patterns do): a site string can differ between ranks (SMPI loads one copy of the program per
+ * rank). */
+static void stage_sites(tcall_t *v, size_t n) {
+    qsort(v, n, sizeof *v, tcall_seq_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && v[j].leader == v[i].leader && v[j].comm == v[i].comm &&
+               v[j].seq == v[i].seq)
+            j++;
+        if (v[i].crank == 0)
+            for (size_t k = i + 1; k < j; k++)
+                v[k].site = v[i].site;
+        i = j;
+    }
+}
+
 static int report_stages(const run_t *run, const char *mapdir, int hier, int *gid) {
     tcall_t *v = NULL;
     size_t n = 0;
     if (stage_collect(run, hier, &v, &n)) return -1;
     if (!n) return 0;
+    if (hier) stage_sites(v, n);
     qsort(v, n, sizeof *v, tcall_cmp);
     if (hier)
         printf("## Stages of hierarchical calls\n\n"
                "Node-aware calls with part records (seed 003 §4, spec allreduce-trees.md §7; "
-               "docs/tracing.md): per communicator, collective, call site, algorithm, root and "
-               "size, the both identities per rank, the metrics of spec 7.2 per stage, the "
+               "docs/tracing.md): per communicator, collective, call site (rank 0's), algorithm, "
+               "root and size, both identities per rank, the metrics of spec 7.2 per stage, the "
                "stages of the slowest rank's path, the per-part means of each rank, the arrival "
                "and departure orders at a node leader.\n\n");
     else
