@@ -58,7 +58,7 @@ static void usage(FILE *f) {
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
                "          (default: the one measured at MPI_Init, stored in the files)\n"
-               "  -t       write the reduction-tree timemaps, the arrival-factor CDFs, the\n"
+               "  -t       write the stage timemaps, the arrival-factor CDFs, the\n"
                "          destination histogram and the inter-send time CDF (gnuplot PNG,\n"
                "          with their data files) into MAPDIR\n");
 }
