@@ -1188,9 +1188,10 @@ static void hier_metrics(const tcall_t *c, int p, hstat_t hs[2][HM_N]) {
             ac_part_vertex_t v;
             char err[128];
             if (ac_part_vertex(x, e->n - k, &v, err, sizeof err) < 1) continue;
-            if (v.op == AC_PART_REDUCE) {
+            if (ac_part_op_gathers(v.op)) {
                 if (v.nch) hstat_add(&hs[st][HM_ARRIVAL], v.arrival_wait);
-                hstat_add(&hs[st][v.parent < 0 && st ? HM_CORE : HM_DOWN], v.down_latency);
+                int core = v.parent < 0 && st && v.op == AC_PART_REDUCE;
+                hstat_add(&hs[st][core ? HM_CORE : HM_DOWN], v.down_latency);
             } else if (v.nch) {
                 hstat_add(&hs[st][HM_UP], v.up_latency);
                 hstat_add(&hs[st][HM_DEPART], v.departure_wait);
@@ -1203,7 +1204,7 @@ static void hier_metrics(const tcall_t *c, int p, hstat_t hs[2][HM_N]) {
                 int nq = hier_runs(&c[q], qr, HRUN_MAX);
                 const hrun_t *y = hier_run_of(qr, nq, x->status_source, v.op, r);
                 if (!y) continue;
-                if (v.op == AC_PART_REDUCE)
+                if (ac_part_op_gathers(v.op))
                     hstat_add(&hs[st][HM_EDGE_R], x[j].t_in - y->t->t_out);
                 else
                     hstat_add(&hs[st][HM_EDGE_B], y->t->t_out - x[j].t_out);
@@ -1213,13 +1214,14 @@ static void hier_metrics(const tcall_t *c, int p, hstat_t hs[2][HM_N]) {
 }
 
 static void hier_metrics_table(hstat_t hs[2][HM_N]) {
-    static const char *const mn[HM_PART] = {"arrival wait (reduce vertex, last t1 - first t1)",
-                                            "down latency (reduce vertex, t2 - last t1)",
-                                            "core (inter-node reduce root, t2 - last t1)",
-                                            "up latency (bcast vertex, first t4 - t3)",
-                                            "departure wait (bcast vertex, last t4 - first t4)",
-                                            "edge down (reduce: parent's t1 - child's t2)",
-                                            "edge up (bcast: child's t3 - parent's t4)"};
+    static const char *const mn[HM_PART] = {
+        "arrival wait (reduce, gather vertex, last t1 - first t1)",
+        "down latency (reduce, gather vertex, t2 - last t1)",
+        "core (inter-node reduce root, t2 - last t1)",
+        "up latency (bcast, scatter vertex, first t4 - t3)",
+        "departure wait (bcast, scatter vertex, last t4 - first t4)",
+        "edge down (reduce, gather: parent's t1 - child's t2)",
+        "edge up (bcast, scatter: child's t3 - parent's t4)"};
     printf("Metrics per stage (seed 003 §4, spec 7.2; intra-node edges are node-local, inter-node "
            "edges network), us:\n\n| stage | metric | samples | min | avg | max |\n"
            "|---|---|---|---|---|---|\n");

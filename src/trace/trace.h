@@ -90,9 +90,11 @@ enum {
  *                     parent there (-1 root), peer = this rank in the call's communicator, root
  *                     = the parent's (-1), bytes = the part's data bytes, status_source = stage
  *                     (AC_HIER_INTRA 0 intra-node, AC_HIER_INTER 1 inter-node), status_tag =
- *                     operation (0 reduce, 1 bcast), alg = the part algorithm's registry index
- *   AC_TK_PART_CHILD  reduce: t_in = t1,i (child i's partial seen complete), t_out = t2 of the
- *                     vertex; bcast: t_in = t3 of the vertex, t_out = t4,i (the value leaves for
+ *                     operation (0 reduce, 1 bcast, 2 gather, 3 scatter; gather trees are
+ *                     stamped as reduce trees, scatter trees as bcast trees), alg = the part
+ *                     algorithm's registry index (-1: a tree run by the algorithm itself)
+ *   AC_TK_PART_CHILD  reduce, gather: t_in = t1,i (child i's partial seen complete), t_out = t2
+ *                     of the vertex; bcast, scatter: t_in = t3 of the vertex, t_out = t4,i (leaves for
  *                     child i); ident, peer, status_source, status_tag as in its tree record;
  *                     count = position i (combination or service order), tag = the child's rank
  *                     in the part's communicator, root = in the call's communicator */
@@ -113,7 +115,7 @@ enum {
  *                   rank, status_source = stage, status_tag = operation (AC_PART_*), alg = the
  *                   part algorithm's registry index (-1: written out in the algorithm). */
 enum { AC_HIER_INTRA = 0, AC_HIER_INTER = 1 }; /* status_source of AC_TK_PART_* */
-/* status_tag of AC_TK_PART_* (tree records: reduce or bcast only). Direction (spec 7.1 stages):
+/* status_tag of AC_TK_PART_* (tree records: reduce, bcast, gather, scatter). Direction (spec 7.1 stages):
  * reduce and gather go down, bcast and scatter up; an exchange among the leaders (allreduce,
  * allgatherv, alltoall of the node data) is the core. */
 enum {
@@ -668,6 +670,11 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
 
 /* 1 when operation op (AC_PART_*) goes up (bcast, scatter), 0 down (reduce, gather, exchange). */
 int ac_part_op_up(int op);
+/* 1 when a tree of operation op carries values to its root (reduce, gather: t1, t2), 0 from it
+ * (bcast, scatter: t3, t4). */
+static inline int ac_part_op_gathers(int op) {
+    return op == AC_PART_REDUCE || op == AC_PART_GATHER;
+}
 const char *ac_part_op_name(int op); /* NULL when not an operation */
 
 /* The stages of one rank's path through one hierarchical call (seed 003 §4, spec

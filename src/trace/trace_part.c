@@ -38,8 +38,10 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
             ac_trace_kind_name(t->kind) ? ac_trace_kind_name(t->kind) : "of an unknown kind");
     if (t->status_source != AC_HIER_INTRA && t->status_source != AC_HIER_INTER)
         BAD("stage %d", t->status_source);
-    if (t->status_tag != AC_PART_REDUCE && t->status_tag != AC_PART_BCAST)
+    if (t->status_tag != AC_PART_REDUCE && t->status_tag != AC_PART_BCAST &&
+        t->status_tag != AC_PART_GATHER && t->status_tag != AC_PART_SCATTER)
         BAD("operation %d", t->status_tag);
+    int gathers = ac_part_op_gathers(t->status_tag);
     if (t->t_out < t->t_in) BAD("t2/t3 before entry");
     *v = (ac_part_vertex_t){
         t->status_source, t->status_tag, t->peer, t->root, 0, t->t_out - t->t_in, 0, 0, 0, 0};
@@ -52,7 +54,7 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
             BAD("child record %zu does not belong to the tree record", k);
         if (c->count != v->nch) BAD("child position %d, expected %d", c->count, v->nch);
         int64_t x;
-        if (t->status_tag == AC_PART_REDUCE) {
+        if (gathers) {
             x = c->t_in; /* t1,i */
             if (c->t_out != t->t_out || x > t->t_out) BAD("child %d: t1 after t2", c->count);
         } else {
@@ -63,7 +65,7 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
         if (v->nch == 0 || x > last) last = x;
         v->nch++;
     }
-    if (t->status_tag == AC_PART_REDUCE) {
+    if (gathers) {
         v->arrival_wait = v->nch ? last - first : 0;
         v->down_latency = v->nch ? t->t_out - last : t->t_out - t->t_in;
     } else if (v->nch) {
@@ -148,12 +150,12 @@ int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, i
             if (t->t_in - c < 0) nneg++;
             int64_t first = 0, last = 0;
             for (int q = 1; q < used; q++) {
-                int64_t x = v.op == AC_PART_REDUCE ? t[q].t_in : t[q].t_out;
+                int64_t x = ac_part_op_gathers(v.op) ? t[q].t_in : t[q].t_out;
                 if (q == 1 || x < first) first = x;
                 if (q == 1 || x > last) last = x;
             }
-            if (v.op == AC_PART_REDUCE) {
-                int core = v.parent < 0 && stage == AC_HIER_INTER;
+            if (ac_part_op_gathers(v.op)) {
+                int core = v.parent < 0 && stage == AC_HIER_INTER && v.op == AC_PART_REDUCE;
                 if (v.nch) {
                     ADD(AC_ST_CHILD_WAIT, stage, v.op, 0, first - t->t_in);
                     ADD(AC_ST_ARRIVAL_WAIT, stage, v.op, 0, v.arrival_wait);

@@ -105,8 +105,16 @@ check_steps_report() {
         r=$(check_group "$rep" "$g") && ok "steps, nodes of $ppn: $g: $r" ||
             { bad "steps, nodes of $ppn: $g: $r"; sed -n "/^### .*$g/,/^### /p" "$rep"; }
     done
-    # gather to rank 1: the nn leaders send their node's blocks, rank 1 waits for them.
+    # gather to rank 1: the nn leaders send their node's blocks, rank 1 waits for them; the
+    # intra-node trees (binomial over ppn ranks: ppn - 1 edges, one vertex with children)
+    # are stamped, and so are the scatter's.
     expect "$rep" "gather hier, root 1" intra-node "gather part" 24
+    expect "$rep" "gather hier, root 1" intra-node "arrival wait" $((4 * nn))
+    expect "$rep" "gather hier, root 1" intra-node "down latency" 24
+    expect "$rep" "gather hier, root 1" intra-node "edge down" $((4 * nn * (ppn - 1)))
+    expect "$rep" "scatter hier, root 5" intra-node "up latency" $((4 * nn))
+    expect "$rep" "scatter hier, root 5" intra-node "departure wait" $((4 * nn))
+    expect "$rep" "scatter hier, root 5" intra-node "edge up" $((4 * nn * (ppn - 1)))
     expect "$rep" "gather hier, root 1" inter-node "gather part" $((4 * (nn + 1)))
     # scatter from rank 5 (not a leader): the nn leaders receive, rank 5 sends.
     expect "$rep" "scatter hier, root 5" intra-node "scatter part" 24

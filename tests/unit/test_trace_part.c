@@ -27,14 +27,14 @@ static void tree(ac_trace_rec_t *x, int stage, int op, int64_t in, int64_t mid) 
     x->status_tag = op;
 }
 
-/* Child i of tree t: reduce t1 = at (t_out t2), bcast t4 = at (t_in t3). */
+/* Child i of tree t: reduce, gather t1 = at (t_out t2); bcast, scatter t4 = at (t_in t3). */
 static void child(ac_trace_rec_t *x, const ac_trace_rec_t *t, int i, int64_t at) {
     *x = *t;
     x->kind = AC_TK_PART_CHILD;
     x->count = i;
     x->tag = 2 + i;
     x->root = 5 + i;
-    if (t->status_tag == AC_PART_REDUCE) {
+    if (ac_part_op_gathers(t->status_tag)) {
         x->t_in = at;
         x->t_out = t->t_out;
     } else {
@@ -86,6 +86,23 @@ static void part_metrics_hand(void **state) {
     assert_int_equal(ac_part_vertex(r, 1, &v, err, sizeof err), 1);
     assert_int_equal(v.before, 35);
     assert_int_equal(v.up_latency + v.departure_wait, 0);
+    /* A gather tree is measured as a reduce tree (children at 120 and 100, t2 = 130: arrival
+     * wait 20, down latency 10), a scatter tree as a bcast tree (t3 = 40, departures 45 and
+     * 60: up latency 5, departure wait 15). */
+    tree(&r[0], AC_HIER_INTRA, AC_PART_GATHER, 90, 130);
+    child(&r[1], &r[0], 0, 120);
+    child(&r[2], &r[0], 1, 100);
+    assert_int_equal(ac_part_vertex(r, 3, &v, err, sizeof err), 3);
+    assert_int_equal(v.op, AC_PART_GATHER);
+    assert_int_equal(v.arrival_wait, 20);
+    assert_int_equal(v.down_latency, 10);
+    tree(&r[0], AC_HIER_INTRA, AC_PART_SCATTER, 30, 40);
+    child(&r[1], &r[0], 0, 45);
+    child(&r[2], &r[0], 1, 60);
+    assert_int_equal(ac_part_vertex(r, 3, &v, err, sizeof err), 3);
+    assert_int_equal(v.up_latency, 5);
+    assert_int_equal(v.departure_wait, 15);
+    assert_int_equal(v.arrival_wait + v.down_latency, 0);
 }
 
 static void part_metrics_rejects(void **state) {
@@ -230,6 +247,29 @@ static void part_path_hand(void **state) {
     ac_stage_parts(st, n, 600, &x);
     assert_int_equal(x.down_wait, 100 + 190 + 50 + 60);
     assert_int_equal(x.up, 60 + 40 + 100);
+    assert_int_equal(ac_stage_identity_error(&x), 0);
+
+    /* A gather part (0..100) with its tree (entered at 10, children at 40 and 60, t2 at 70):
+     * entry 0, child wait 30, arrival wait 20, down latency 10, rest 10 + 30 = 40 (down); no
+     * core (only a reduce root is the core). Exit 150 - 100 = 50. */
+    ac_trace_rec_t g[6];
+    g[0] = r[0];
+    g[0].t_out = 150;
+    tree(&g[1], AC_HIER_INTRA, AC_PART_GATHER, 10, 70);
+    g[1].root = -1;
+    child(&g[2], &g[1], 0, 40);
+    child(&g[3], &g[1], 1, 60);
+    step(&g[4], AC_HIER_INTRA, AC_PART_GATHER, 0, 100);
+    n = ac_part_path(g, 5, st, 32, &neg, err, sizeof err);
+    assert_int_equal(n, 6);
+    assert_int_equal(sum_type(st, n, AC_ST_CHILD_WAIT), 30);
+    assert_int_equal(sum_type(st, n, AC_ST_ARRIVAL_WAIT), 20);
+    assert_int_equal(sum_type(st, n, AC_ST_DOWN), 10);
+    assert_int_equal(sum_type(st, n, AC_ST_CORE), 0);
+    assert_int_equal(sum_type(st, n, AC_ST_PART_DOWN), 40);
+    ac_stage_parts(st, n, 150, &x);
+    assert_int_equal(x.down_wait, 100);
+    assert_int_equal(x.up, 50);
     assert_int_equal(ac_stage_identity_error(&x), 0);
 
     /* Stamps out of order: the step starts before the previous one ended (one negative

@@ -8,7 +8,8 @@
  * Restrictions: none. Memory: p blocks at the root, ppn blocks on leaders.
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); seed 004
  *   (Afsahi 2000) §5.5 gather trees; two-level structure of seed 003 (spec allreduce-trees).
- * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): the intra-node gather, then the
+ * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): the intra-node gather (its tree
+ *   stamped: t1 per child, t2), then the
  *   leaders' message to the root (the root: from the end of its intra-node gather until every
  *   region is in; posting and the final copies are local work outside the steps).
  */
@@ -35,8 +36,11 @@ int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             nodebuf = ac_dt_alloc(a->stype, (size_t)a->scount * (size_t)ns, &nodebase);
             if (!nodebuf) return MPI_ERR_NO_MEM;
         }
-        AC_CHECK(ac_tree_gather(a->sbuf, a->scount, a->stype, nodebuf, a->scount, a->stype, 0,
-                                ctx->node_rank, ctx->node_comm, tag, &nt));
+        ac_hier_tree_begin(&hs, ns);
+        err = ac_tree_gather(a->sbuf, a->scount, a->stype, nodebuf, a->scount, a->stype, 0,
+                             ctx->node_rank, ctx->node_comm, tag, &nt);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->scount, a->stype, err);
+        AC_CHECK(err);
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ns,
                      (long long)a->scount * (leader ? ns : 1), a->stype);
         if (leader) {
@@ -59,8 +63,11 @@ int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         oc = a->rcount;
         ot = a->rtype;
     }
-    AC_CHECK(ac_tree_gather(own, oc, ot, leader ? ac_hier_root_at(&h, h.start[ctx->node_id]) : NULL,
-                            a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
+    ac_hier_tree_begin(&hs, ns);
+    err = ac_tree_gather(own, oc, ot, leader ? ac_hier_root_at(&h, h.start[ctx->node_id]) : NULL,
+                         a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt);
+    ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->rcount, a->rtype, err);
+    AC_CHECK(err);
     ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ns,
                  (long long)a->rcount * (leader ? ns : 1), a->rtype);
     AC_CHECK(ac_hier_root_wait(&h));

@@ -8,7 +8,8 @@
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); seed 004
  *   (Afsahi 2000) §5.5 scatter trees; two-level structure of seed 003 (spec allreduce-trees).
  * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): a leader's message from the root,
- *   then the intra-node scatter (the root: its intra-node scatter, then until every region has
+ *   then the intra-node scatter, its tree stamped (t3, t4 per child) (the root: its intra-node
+ *   scatter, then until every region has
  *   left; the copies into node order and the posting are local work outside the steps).
  */
 #include <stdlib.h>
@@ -37,8 +38,11 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             ac_hier_step(&hs, a, ctx, AC_HIER_INTER, AC_PART_SCATTER, ctx->node_id, ctx->nnodes, nc,
                          a->rtype);
         }
-        AC_CHECK(ac_tree_scatter(nodebuf, a->rcount, a->rtype, a->rbuf, a->rcount, a->rtype, 0, nr,
-                                 ctx->node_comm, tag, &nt));
+        ac_hier_tree_begin(&hs, ns);
+        err = ac_tree_scatter(nodebuf, a->rcount, a->rtype, a->rbuf, a->rcount, a->rtype, 0, nr,
+                              ctx->node_comm, tag, &nt);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->rcount, a->rtype, err);
+        AC_CHECK(err);
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, nr, ns,
                      (long long)a->rcount * (nr == 0 ? ns : 1), a->rtype);
         goto fn_exit;
@@ -53,8 +57,11 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     ac_hier_mark(&hs);
     if (nr == 0) {
         /* The root's own block: ac_tree_scatter honours MPI_IN_PLACE at the tree root. */
-        AC_CHECK(ac_tree_scatter(ac_hier_root_at(&h, h.start[ctx->node_id]), a->scount, a->stype,
-                                 a->rbuf, a->rcount, a->rtype, 0, nr, ctx->node_comm, tag, &nt));
+        ac_hier_tree_begin(&hs, ns);
+        err = ac_tree_scatter(ac_hier_root_at(&h, h.start[ctx->node_id]), a->scount, a->stype,
+                              a->rbuf, a->rcount, a->rtype, 0, nr, ctx->node_comm, tag, &nt);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->scount, a->stype, err);
+        AC_CHECK(err);
     } else {
         void *dst = a->rbuf;
         int rc = a->rcount;
@@ -68,7 +75,10 @@ int ac_scatter_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                 goto fn_exit;
             }
         }
-        AC_CHECK(ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, nr, ctx->node_comm, tag, &nt));
+        ac_hier_tree_begin(&hs, ns);
+        err = ac_tree_scatter(NULL, 0, rt, dst, rc, rt, 0, nr, ctx->node_comm, tag, &nt);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, rc, rt, err);
+        AC_CHECK(err);
     }
     ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, nr, ns,
                  (long long)a->scount * (nr == 0 ? ns : 1), a->stype);
