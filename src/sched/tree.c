@@ -269,7 +269,7 @@ static int64_t stamp_now(void) {
 static ac_tree_run_t *stamp_tree(int op, const ac_tree_t *t, int v, int root, int p) {
     if (__builtin_expect(ac_tree_stamps == NULL, 1)) return NULL;
     int nch = ac_tree_nchildren(t, v);
-    int *ch = malloc((size_t)(nch > 0 ? nch : 1) * sizeof *ch);
+    int *ch = calloc((size_t)(nch > 0 ? nch : 1), sizeof *ch);
     if (!ch) return NULL;
     for (int i = 0; i < nch; i++) {
         int at = op == AC_TREE_RUN_SCATTER ? nch - 1 - i : i; /* scatter serves the last first */
