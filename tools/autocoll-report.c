@@ -1155,12 +1155,15 @@ typedef struct {
 } hrun_t;
 
 static int hier_runs(const tcall_t *e, hrun_t *out, int max) {
-    int n = 0;
+    int n = 0, open = 0; /* open: the last record belongs to run n - 1 */
     for (size_t k = 1; k < e->n; k++) {
-        if (e->rec[k].kind == AC_TK_PART_TREE && n < max)
+        int kind = e->rec[k].kind;
+        if (kind == AC_TK_PART_TREE && n < max)
             out[n++] = (hrun_t){&e->rec[k], 0};
-        else if (e->rec[k].kind == AC_TK_PART_CHILD && n)
+        else if (kind == AC_TK_PART_CHILD && open)
             out[n - 1].nch++;
+        open = n > 0 && (kind == AC_TK_PART_TREE || (kind == AC_TK_PART_CHILD && open)) &&
+               out[n - 1].t + out[n - 1].nch == &e->rec[k];
     }
     return n;
 }
@@ -1348,8 +1351,9 @@ static void timemap(const char *mapdir, int gid, const ac_stage_t *tmpl, const d
              "set title 'rank %d, %s'; set yrange [-1:%zu]; set key off; set grid x; "
              "plot '%s' using 1:3:(\\$2-\\$1):(0):ytic(4) with vectors nohead lw 8\" "
              "2>/dev/null",
-             200 + 24 * (int)nst, png, turn < nst && tmpl[turn].type == AC_ST_CORE ? "core" : "up",
-             rank, title, nst, dat);
+             200 + 24 * (int)nst, png,
+             turn < nst && tmpl[turn].type == AC_ST_CORE ? "core" : "first up stage", rank, title,
+             nst, dat);
     int rc = system(cmd);
     if (rc == 0)
         printf("Timemap: %s (data %s).\n\n", png, dat);
