@@ -24,7 +24,14 @@
  *   4. with reduction-tree stage records (allreduce `tree`): seed 003's per-stage statistics of
  *      the slowest rank (Table 2), per-part means per rank (Tables 3-4) with the two total
  *      identities of spec allreduce-trees.md §7.2 checked, the root's arrival/departure order
- *      matrix (Table 1) and, with -t, a timemap (gnuplot PNG).
+ *      matrix (Table 1) and, with -t, a timemap (gnuplot PNG);
+ *   4b. with the part records of node-aware calls (bcast, reduce, gather, scatter, allgather,
+ *      alltoall `hier`, allreduce `hierarchical`), per (communicator, collective, call site,
+ *      algorithm, root, size): both identities per rank on each rank's path through its parts
+ *      (ac_part_path), the spec 7.2 metrics per stage (intra-node / inter-node: min, mean and
+ *      max of the arrival and departure waits, down and up latencies, core, edges, part times),
+ *      the same Tables 2-3, the arrival/departure matrix of a node leader's reduce and bcast
+ *      trees (allreduce `hierarchical`) and the timemap.
  * A file that cannot be read (missing, truncated, corrupt, foreign) is reported with its name,
  * offset and reason and left out; the exit status is then 1.
  *
@@ -51,7 +58,7 @@ static void usage(FILE *f) {
                "point-to-point records, predictor hit ratios and reconfiguration hiding.\n"
                "  -a, -b  the network model T = alpha + beta n of the imbalance factors\n"
                "          (default: the one measured at MPI_Init, stored in the files)\n"
-               "  -t       write the reduction-tree timemaps, the arrival-factor CDFs, the\n"
+               "  -t       write the stage timemaps, the arrival-factor CDFs, the\n"
                "          destination histogram and the inter-send time CDF (gnuplot PNG,\n"
                "          with their data files) into MAPDIR\n");
 }
@@ -940,6 +947,9 @@ typedef struct {
     uint32_t comm;
     uint64_t seq;
     int crank, csize;
+    int kind;         /* collective */
+    const char *site; /* hierarchical calls: the call site ("" for trees: not grouped by site) */
+    int32_t root;     /* hierarchical calls: the root (AC_TRACE_NONE for trees) */
     const char *inst;
     int64_t total;       /* exit - entry on the rank's own clock */
     int64_t residual;    /* the rank's clock uncertainty (sum of its two estimates' residuals) */
@@ -951,15 +961,25 @@ static int tcall_cmp(const void *x, const void *y) {
     const tcall_t *a = x, *b = y;
     if (a->leader != b->leader) return a->leader < b->leader ? -1 : 1;
     if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
-    int c = strcmp(a->inst, b->inst);
+    if (a->kind != b->kind) return a->kind - b->kind;
+    int c = strcmp(a->site, b->site);
     if (c) return c;
+    c = strcmp(a->inst, b->inst);
+    if (c) return c;
+    if (a->root != b->root) return a->root < b->root ? -1 : 1;
     if (a->csize != b->csize) return a->csize - b->csize;
     if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
     return a->crank - b->crank;
 }
 
-/* The stage records of a run, one entry per (rank, traced tree call). */
-static int stage_collect(const run_t *run, tcall_t **out, size_t *nout) {
+/* A record of a hierarchical call's parts (AC_TK_PART_*). */
+static int is_part_rec(int kind) {
+    return kind >= AC_TK_PART_TREE && kind < AC_TK_STAGE_END;
+}
+
+/* The stage records of a run, one entry per (rank, traced call): with hier 0, allreduce `tree`
+ * calls (AC_TK_TREE_*); with hier 1, hierarchical calls (AC_TK_PART_*). */
+static int stage_collect(const run_t *run, int hier, tcall_t **out, size_t *nout) {
     size_t n = 0, cap = 0;
     tcall_t *v = NULL;
     for (int i = 0; i < run->nf; i++) {
@@ -971,15 +991,14 @@ static int stage_collect(const run_t *run, tcall_t **out, size_t *nout) {
         uint64_t first = 0, nst = 0; /* stage records since the last collective record */
         for (uint64_t k = 0; k < t->nrec; k++) {
             const ac_trace_rec_t *r = &t->rec[k];
-            if (r->kind == AC_TK_PART_TREE || r->kind == AC_TK_PART_CHILD)
-                continue; /* trees of hierarchical calls: not the stages of a `tree` call */
             if (r->kind >= AC_TK_STAGE_FIRST) {
+                if (is_part_rec(r->kind) != hier) continue; /* the other analysis' records */
                 if (!nst) first = k;
                 nst++;
                 continue;
             }
             if (r->kind >= AUTOCOLL_NCOLL) continue;
-            if (nst && r->kind == AUTOCOLL_ALLREDUCE && r->comm != AC_TRACE_NOID &&
+            if (nst && (hier || r->kind == AUTOCOLL_ALLREDUCE) && r->comm != AC_TRACE_NOID &&
                 t->rec[first].seq == r->seq && k - first == nst) {
                 if (n == cap) {
                     size_t nc = cap ? 2 * cap : 256;
@@ -994,6 +1013,9 @@ static int stage_collect(const run_t *run, tcall_t **out, size_t *nout) {
                                r->seq,
                                r->ident,
                                r->count,
+                               r->kind,
+                               hier ? str_of(t, r->site) : "",
+                               hier ? r->root : AC_TRACE_NONE,
                                str_of(t, r->inst),
                                r->t_out - r->t_in,
                                res,
@@ -1023,7 +1045,22 @@ oom:
     return -1;
 }
 
-static void stage_name(const ac_stage_t *s, char *buf, size_t len) {
+static const char *hstage_name(int stage) {
+    return stage == AC_HIER_INTER ? "inter-node" : "intra-node";
+}
+
+/* The name of a stage of a tree call's path (hier 0) or of a hierarchical call's (hier 1:
+ * vkind = stage, vertex = operation, level 1 = local work before a part). */
+static void stage_name(const ac_stage_t *s, int hier, char *buf, size_t len) {
+    if (hier && s->type != AC_ST_ENTRY && s->type != AC_ST_EXIT) {
+        const char *st = hstage_name(s->vkind), *op = ac_part_op_name(s->vertex);
+        if (!op) op = "?";
+        if ((s->type == AC_ST_PART_DOWN || s->type == AC_ST_PART_UP) && s->level == 1)
+            snprintf(buf, len, "local work before the %s %s part", st, op);
+        else
+            snprintf(buf, len, "%s %s %s", st, op, ac_stage_type_name(s->type));
+        return;
+    }
     const char *sub = s->vkind == 1 ? "cluster-root" : "host";
     switch (s->type) {
     case AC_ST_ENTRY:
@@ -1081,13 +1118,266 @@ static int one_clock(int type) {
            type == AC_ST_UP || type == AC_ST_DEPARTURE_WAIT;
 }
 
-/* Analyses the calls c[0..n-1] of one group (sorted by call number then rank). */
-static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) {
-    int p = c[0].csize;
-    if (p < 1 || p > AC_STAGE_MAX) return 0;
-    /* Complete calls: p entries, ranks 0..p-1. */
-    size_t ncalls = 0, *start = malloc((n / (size_t)p + 1) * sizeof *start);
-    if (!start) return -1;
+/* ------------------------------------------- metrics of hierarchical calls' parts */
+
+/* The spec 7.2 metrics of the parts of hierarchical calls, per stage (seed 003 §4): vertex
+ * latencies and waits of the parts' trees, the edges between tree vertices (intra-node: between
+ * ranks of a node; inter-node: network), the core (the root of an inter-node reduce tree) and
+ * the duration of each part. */
+enum {
+    HM_ARRIVAL, /* reduce vertex with children: last t1 - first t1 */
+    HM_DOWN,    /* reduce vertex: t2 - last t1 (a leaf: t2 - tree entry) */
+    HM_CORE,    /* root of an inter-node reduce tree: its down latency */
+    HM_UP,      /* bcast vertex with children: first t4 - t3 */
+    HM_DEPART,  /* bcast vertex with children: last t4 - first t4 */
+    HM_EDGE_R,  /* reduce edge: the parent's t1 of the child - the child's t2 (rank 0's clock) */
+    HM_EDGE_B,  /* bcast edge: the child's t3 - the parent's t4 to it */
+    HM_PART,    /* HM_PART + op: part durations (step records) */
+    HM_N = HM_PART + AC_PART_NOPS
+};
+typedef struct {
+    uint64_t n;
+    double sum, min, max;
+} hstat_t;
+
+static void hstat_add(hstat_t *h, int64_t ns) {
+    double v = (double)ns * 1e-3;
+    if (!h->n || v < h->min) h->min = v;
+    if (!h->n || v > h->max) h->max = v;
+    h->sum += v;
+    h->n++;
+}
+
+/* A tree run among a rank's part records: its part_tree record and its children's. */
+typedef struct {
+    const ac_trace_rec_t *t;
+    int nch;
+} hrun_t;
+
+static int hier_runs(const tcall_t *e, hrun_t *out, int max) {
+    int n = 0, open = 0; /* open: the last record belongs to run n - 1 */
+    for (size_t k = 1; k < e->n; k++) {
+        int kind = e->rec[k].kind;
+        if (kind == AC_TK_PART_TREE && n < max)
+            out[n++] = (hrun_t){&e->rec[k], 0};
+        else if (kind == AC_TK_PART_CHILD && open)
+            out[n - 1].nch++;
+        open = n > 0 && (kind == AC_TK_PART_TREE || (kind == AC_TK_PART_CHILD && open)) &&
+               out[n - 1].t + out[n - 1].nch == &e->rec[k];
+    }
+    return n;
+}
+
+/* The run of rank q (entry e) in (stage, op) whose parent is r, NULL when none. */
+static const hrun_t *hier_run_of(const hrun_t *x, int nx, int stage, int op, int r) {
+    for (int i = 0; i < nx; i++)
+        if (x[i].t->status_source == stage && x[i].t->status_tag == op && x[i].t->root == r)
+            return &x[i];
+    return NULL;
+}
+
+enum { HRUN_MAX = 16 };
+
+/* The metrics of one complete call c[0..p-1] into hs[stage][metric]. */
+static void hier_metrics(const tcall_t *c, int p, hstat_t hs[2][HM_N]) {
+    for (int r = 0; r < p; r++) {
+        const tcall_t *e = &c[r];
+        for (size_t k = 1; k < e->n; k++) {
+            const ac_trace_rec_t *x = &e->rec[k];
+            int st = x->status_source == AC_HIER_INTER;
+            if (x->kind == AC_TK_PART_STEP && x->status_tag >= 0 && x->status_tag < AC_PART_NOPS)
+                hstat_add(&hs[st][HM_PART + x->status_tag], x->t_out - x->t_in);
+            if (x->kind != AC_TK_PART_TREE) continue;
+            ac_part_vertex_t v;
+            char err[128];
+            if (ac_part_vertex(x, e->n - k, &v, err, sizeof err) < 1) continue;
+            if (ac_part_op_gathers(v.op)) {
+                if (v.nch) hstat_add(&hs[st][HM_ARRIVAL], v.arrival_wait);
+                int core = v.parent < 0 && st && v.op == AC_PART_REDUCE;
+                hstat_add(&hs[st][core ? HM_CORE : HM_DOWN], v.down_latency);
+            } else if (v.nch) {
+                hstat_add(&hs[st][HM_UP], v.up_latency);
+                hstat_add(&hs[st][HM_DEPART], v.departure_wait);
+            }
+            /* Edges to the children (records on rank 0's clock). */
+            for (int j = 1; j <= v.nch; j++) {
+                int q = x[j].root;
+                if (q < 0 || q >= p) continue;
+                hrun_t qr[HRUN_MAX];
+                int nq = hier_runs(&c[q], qr, HRUN_MAX);
+                const hrun_t *y = hier_run_of(qr, nq, x->status_source, v.op, r);
+                if (!y) continue;
+                if (ac_part_op_gathers(v.op))
+                    hstat_add(&hs[st][HM_EDGE_R], x[j].t_in - y->t->t_out);
+                else
+                    hstat_add(&hs[st][HM_EDGE_B], y->t->t_out - x[j].t_out);
+            }
+        }
+    }
+}
+
+static void hier_metrics_table(hstat_t hs[2][HM_N]) {
+    static const char *const mn[HM_PART] = {
+        "arrival wait (reduce, gather vertex, last t1 - first t1)",
+        "down latency (reduce, gather vertex, t2 - last t1)",
+        "core (inter-node reduce root, t2 - last t1)",
+        "up latency (bcast, scatter vertex, first t4 - t3)",
+        "departure wait (bcast, scatter vertex, last t4 - first t4)",
+        "edge down (reduce, gather: parent's t1 - child's t2)",
+        "edge up (bcast, scatter: child's t3 - parent's t4)"};
+    printf("Metrics per stage (seed 003 §4, spec 7.2; intra-node edges are node-local, inter-node "
+           "edges network), us:\n\n| stage | metric | samples | min | avg | max |\n"
+           "|---|---|---|---|---|---|\n");
+    for (int st = 0; st < 2; st++)
+        for (int m = 0; m < HM_N; m++) {
+            const hstat_t *h = &hs[st][m];
+            if (!h->n) continue;
+            char nm[96];
+            if (m < HM_PART)
+                snprintf(nm, sizeof nm, "%s", mn[m]);
+            else
+                snprintf(nm, sizeof nm, "%s part", ac_part_op_name(m - HM_PART));
+            printf("| %s | %s | %llu | %.2f | %.2f | %.2f |\n", hstage_name(st), nm,
+                   (unsigned long long)h->n, h->min, h->sum / (double)h->n, h->max);
+        }
+    printf("\n");
+}
+
+/* The vertex of Table 1 in a hierarchical call: a rank that is the root of a reduce tree and of
+ * a bcast tree of the same stage over the same children (allreduce `hierarchical`: a node
+ * leader); the one with most children (then lowest stage and rank) in call c. *rank, *stage;
+ * 0 when none. */
+static int hier_turn(const tcall_t *c, int p, int *rank, int *stage) {
+    int best = 0;
+    for (int r = 0; r < p; r++) {
+        hrun_t x[HRUN_MAX];
+        int nx = hier_runs(&c[r], x, HRUN_MAX);
+        for (int i = 0; i < nx; i++) {
+            const ac_trace_rec_t *t = x[i].t;
+            if (t->status_tag != AC_PART_REDUCE || t->root >= 0 || x[i].nch <= best) continue;
+            const hrun_t *b = hier_run_of(x, nx, t->status_source, AC_PART_BCAST, -1);
+            if (b && b->nch == x[i].nch) {
+                best = x[i].nch;
+                *rank = r;
+                *stage = t->status_source;
+            }
+        }
+    }
+    return best;
+}
+
+/* Arrival (reduce t1) and departure (bcast t4) order of the children of rank r's root vertices
+ * of stage st in call c, added to ord (n x n, stride p). 0 when the vertex is not there. */
+static int hier_orders(const tcall_t *c, int r, int st, int n, size_t *ord, int p) {
+    hrun_t x[HRUN_MAX];
+    int nx = hier_runs(&c[r], x, HRUN_MAX);
+    const hrun_t *a = hier_run_of(x, nx, st, AC_PART_REDUCE, -1),
+                 *b = hier_run_of(x, nx, st, AC_PART_BCAST, -1);
+    if (!a || !b || a->nch != n || b->nch != n || n > AC_STAGE_MAX) return 0;
+    ac_stage_child_t ch[AC_STAGE_MAX];
+    for (int i = 0; i < n; i++) {
+        ch[i] = (ac_stage_child_t){a->t[1 + i].t_in, 0, i, a->t[1 + i].root, 0};
+        for (int j = 0; j < n; j++)
+            if (b->t[1 + j].root == a->t[1 + i].root) {
+                ch[i].d = b->t[1 + j].t_out;
+                ch[i].dep = 1;
+            }
+    }
+    ac_stage_vertex_t v = {r, -1, 0, 0, n, 0, 0, ch};
+    int ao[AC_STAGE_MAX], dor[AC_STAGE_MAX];
+    ac_stage_orders(&v, ao, dor);
+    for (int i = 0; i < n; i++)
+        if (dor[i] >= 0) ord[(size_t)ao[i] * (size_t)p + (size_t)dor[i]]++;
+    return 1;
+}
+
+/* ------------------------------------------- tables shared by both kinds of calls */
+
+/* The arrival-against-departure order matrix (seed 003 Table 1) of n children. */
+static void order_matrix(const char *what, const size_t *ord, int n, int p) {
+    printf("\n%s: arrival order (rows) against departure order (columns), %% of calls "
+           "(seed 003 Table 1):\n\n| arr \\ dep |",
+           what);
+    for (int j = 0; j < n; j++)
+        printf(" %d |", j + 1);
+    printf("\n|---|");
+    for (int j = 0; j < n; j++)
+        printf("---|");
+    printf("\n");
+    for (int i = 0; i < n; i++) {
+        size_t rs = 0;
+        for (int j = 0; j < n; j++)
+            rs += ord[(size_t)i * (size_t)p + (size_t)j];
+        printf("| %d |", i + 1);
+        for (int j = 0; j < n; j++)
+            printf(" %.1f |",
+                   rs ? 100.0 * (double)ord[(size_t)i * (size_t)p + (size_t)j] / (double)rs : 0);
+        printf("\n");
+    }
+}
+
+/* Timemap (seed 003 Fig. 12-14): the mean stages tm[0..nst-1] of rank `rank`, x relative to the
+ * core's entry (or the first up stage's when there is no core). */
+static void timemap(const char *mapdir, int gid, const ac_stage_t *tmpl, const double *tm,
+                    size_t nst, int hier, int rank, const char *title) {
+    double x0 = 0;
+    size_t turn = nst;
+    for (size_t s = 0; s < nst && turn == nst; s++)
+        if (tmpl[s].type == AC_ST_CORE) turn = s;
+    for (size_t s = 0; s < nst && turn == nst; s++)
+        if (ac_stage_is_up(tmpl[s].type)) turn = s;
+    for (size_t s = 0; s < turn; s++)
+        x0 += tm[s];
+    char dat[4096], png[4096];
+    snprintf(dat, sizeof dat, "%s/timemap-%d.dat", mapdir, gid);
+    snprintf(png, sizeof png, "%s/timemap-%d.png", mapdir, gid);
+    FILE *f = fopen(dat, "w");
+    if (!f) {
+        perror(dat);
+        return;
+    }
+    double x = -x0;
+    for (size_t s = 0; s < nst; s++) {
+        char nm[96];
+        stage_name(&tmpl[s], hier, nm, sizeof nm);
+        fprintf(f, "%.3f %.3f %zu \"%s\"\n", x, x + tm[s], s, nm);
+        x += tm[s];
+    }
+    fclose(f);
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "gnuplot -e \"set terminal png size 900,%d; set output '%s'; "
+             "set xlabel 'us relative to %s entry'; set ylabel 'stage'; "
+             "set title 'rank %d, %s'; set yrange [-1:%zu]; set key off; set grid x; "
+             "plot '%s' using 1:3:(\\$2-\\$1):(0):ytic(4) with vectors nohead lw 8\" "
+             "2>/dev/null",
+             200 + 24 * (int)nst, png,
+             turn < nst && tmpl[turn].type == AC_ST_CORE ? "core" : "first up stage", rank, title,
+             nst, dat);
+    int rc = system(cmd);
+    if (rc == 0)
+        printf("Timemap: %s (data %s).\n\n", png, dat);
+    else
+        printf("Timemap data: %s (gnuplot unavailable or failed: no PNG).\n\n", dat);
+}
+
+/* The stages of rank r in the complete call c[0..p-1] (sc: its tree assembly, tree calls). */
+static int rank_path(const tcall_t *c, int r, const ac_stage_call_t *sc, int hier, ac_stage_t *st,
+                     int *neg) {
+    *neg = 0;
+    if (!hier) {
+        int ns = ac_stage_path(sc, r, st, AC_STAGE_MAX);
+        for (int s = 0; s < ns; s++)
+            *neg += one_clock(st[s].type) && st[s].ns < 0;
+        return ns;
+    }
+    char err[256];
+    return ac_part_path(c[r].rec, c[r].n, st, AC_STAGE_MAX, neg, err, sizeof err);
+}
+
+/* Start indices of the complete calls of c[0..n-1] (p entries, ranks 0..p-1), into start. */
+static size_t complete_calls(const tcall_t *c, size_t n, int p, size_t *start) {
+    size_t ncalls = 0;
     for (size_t i = 0; i + (size_t)p <= n;) {
         int ok = 1;
         for (int r = 0; r < p && ok; r++)
@@ -1101,25 +1391,40 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
                 i++;
         }
     }
+    return ncalls;
+}
+
+/* Analyses the calls c[0..n-1] of one group (sorted by call number then rank): allreduce `tree`
+ * calls (hier 0) or hierarchical calls (hier 1). */
+static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid, int hier) {
+    int p = c[0].csize;
+    if (p < 1 || p > AC_STAGE_MAX) return 0;
+    size_t *start = malloc((n / (size_t)p + 1) * sizeof *start);
+    if (!start) return -1;
+    size_t ncalls = complete_calls(c, n, p, start);
     size_t drop = ncalls > 2 * AC_STAGE_DROP ? AC_STAGE_DROP : 0;
     rank_acc_t *acc = calloc((size_t)p, sizeof *acc);
     ac_stage_t *st = malloc(AC_STAGE_MAX * sizeof *st);
     size_t *ord = calloc((size_t)p * (size_t)p, sizeof *ord);
-    int rootn = 0;
+    hstat_t(*hs)[HM_N] = calloc(2, sizeof *hs);
+    int rootn = 0, turn_rank = 0, turn_stage = 0;
     uint64_t bad = 0;
-    if (!acc || !st || !ord) {
-        free(start), free(acc), free(st), free(ord);
+    if (!acc || !st || !ord || !hs) {
+        free(start), free(acc), free(st), free(ord), free(hs);
         return -1;
     }
+    if (hier && ncalls > drop) rootn = hier_turn(&c[start[drop]], p, &turn_rank, &turn_stage);
     for (size_t k = drop; k < ncalls; k++) {
         ac_stage_call_t sc;
-        if (stage_call(&c[start[k]], p, &sc)) {
+        memset(&sc, 0, sizeof sc);
+        if (!hier && stage_call(&c[start[k]], p, &sc)) {
             ac_stage_call_free(&sc);
             bad++;
             continue;
         }
         for (int r = 0; r < p; r++) {
-            int ns = ac_stage_path(&sc, r, st, AC_STAGE_MAX);
+            int neg;
+            int ns = rank_path(&c[start[k]], r, &sc, hier, st, &neg);
             if (ns < 0) {
                 bad++;
                 continue;
@@ -1131,8 +1436,7 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
             int64_t ie = ac_stage_identity_error(&x);
             if (ie > a->max_id_err) a->max_id_err = ie;
             a->residual = e->residual;
-            for (int s = 0; s < ns; s++)
-                a->neg += one_clock(st[s].type) && st[s].ns < 0;
+            a->neg += (uint64_t)neg;
             a->sum.arrival_wait += x.arrival_wait;
             a->sum.down_wait += x.down_wait;
             a->sum.down_nowait += x.down_nowait;
@@ -1146,27 +1450,43 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
             a->total += (double)x.total;
             a->calls++;
         }
-        /* Arrival against departure order at the root vertex (seed 003 Table 1). */
-        for (int v = 0; v < sc.nv; v++)
-            if (sc.v[v].parent < 0 && sc.v[v].nchild <= p) {
-                int ao[AC_STAGE_MAX], dor[AC_STAGE_MAX];
-                rootn = sc.v[v].nchild;
-                ac_stage_orders(&sc.v[v], ao, dor);
-                for (int i = 0; i < rootn; i++)
-                    if (dor[i] >= 0) ord[(size_t)ao[i] * (size_t)p + (size_t)dor[i]]++;
-            }
-        ac_stage_call_free(&sc);
+        if (hier) {
+            hier_metrics(&c[start[k]], p, hs);
+            if (rootn > 1) hier_orders(&c[start[k]], turn_rank, turn_stage, rootn, ord, p);
+        } else {
+            /* Arrival against departure order at the root vertex (seed 003 Table 1). */
+            for (int v = 0; v < sc.nv; v++)
+                if (sc.v[v].parent < 0 && sc.v[v].nchild <= p) {
+                    int ao[AC_STAGE_MAX], dor[AC_STAGE_MAX];
+                    rootn = sc.v[v].nchild;
+                    ac_stage_orders(&sc.v[v], ao, dor);
+                    for (int i = 0; i < rootn; i++)
+                        if (dor[i] >= 0) ord[(size_t)ao[i] * (size_t)p + (size_t)dor[i]]++;
+                }
+            ac_stage_call_free(&sc);
+        }
     }
     int slow = 0;
     for (int r = 0; r < p; r++)
         if (acc[r].calls && acc[r].total / (double)acc[r].calls >
                                 acc[slow].total / (double)(acc[slow].calls ? acc[slow].calls : 1))
             slow = r;
-    printf("### %d.%u %s, p = %d\n\n%zu complete calls, the first %zu left out; %llu paths could "
-           "not be formed.\n\n",
-           c[0].leader, c[0].comm, c[0].inst, p, ncalls, drop, (unsigned long long)bad);
+    char title[512];
+    if (hier) {
+        const char *kn = ac_trace_kind_name(c[0].kind);
+        if (c[0].root != AC_TRACE_NONE)
+            snprintf(title, sizeof title, "%s %s, root %d", kn ? kn : "?", c[0].inst, c[0].root);
+        else
+            snprintf(title, sizeof title, "%s %s", kn ? kn : "?", c[0].inst);
+        printf("### %d.%u %s, p = %d, site %s\n\n", c[0].leader, c[0].comm, title, p, c[0].site);
+    } else {
+        snprintf(title, sizeof title, "%s", c[0].inst);
+        printf("### %d.%u %s, p = %d\n\n", c[0].leader, c[0].comm, title, p);
+    }
+    printf("%zu complete calls, the first %zu left out; %llu paths could not be formed.\n\n",
+           ncalls, drop, (unsigned long long)bad);
     if (!acc[slow].calls) {
-        free(start), free(acc), free(st), free(ord);
+        free(start), free(acc), free(st), free(ord), free(hs);
         return 0;
     }
     int64_t ierr = 0, ires = 0;
@@ -1178,22 +1498,26 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
     }
     printf("Identities (total = down + up, with and without arrival waits): largest error %.3f us "
            "over every rank and call; clock uncertainty %.3f us. Negative one-clock stages "
-           "(waits, latencies): %llu.\n\n",
-           (double)ierr * 1e-3, (double)ires * 1e-3, (unsigned long long)neg);
+           "(waits, latencies%s): %llu.\n\n",
+           (double)ierr * 1e-3, (double)ires * 1e-3, hier ? ", stamps out of order" : "",
+           (unsigned long long)neg);
+    if (hier) hier_metrics_table(hs);
     /* Table 2: the stages of the slowest rank. */
     size_t nuse = ncalls - drop, nst = 0, have = 0;
     double *val = malloc(nuse * AC_STAGE_MAX * sizeof *val), *tot = malloc(nuse * sizeof *tot);
     ac_stage_t tmpl[AC_STAGE_MAX];
     double *tm0 = calloc(AC_STAGE_MAX, sizeof *tm0);
     if (!val || !tot || !tm0) {
-        free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord);
+        free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord), free(hs);
         return -1;
     }
     for (size_t k = drop; k < ncalls; k++) {
         ac_stage_call_t sc;
-        int ns = -1;
-        if (!stage_call(&c[start[k]], p, &sc)) ns = ac_stage_path(&sc, slow, st, AC_STAGE_MAX);
-        ac_stage_call_free(&sc);
+        memset(&sc, 0, sizeof sc);
+        int ns = -1, ng;
+        if (hier || !stage_call(&c[start[k]], p, &sc))
+            ns = rank_path(&c[start[k]], slow, &sc, hier, st, &ng);
+        if (!hier) ac_stage_call_free(&sc);
         if (ns < 0) continue;
         if (!have) {
             memcpy(tmpl, st, (size_t)ns * sizeof *st);
@@ -1212,7 +1536,7 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
            slow);
     for (size_t s = 0; s < nst && have; s++) {
         char nm[96];
-        stage_name(&tmpl[s], nm, sizeof nm);
+        stage_name(&tmpl[s], hier, nm, sizeof nm);
         double m = 0;
         for (size_t i = 0; i < have; i++)
             m += val[s * nuse + i];
@@ -1221,7 +1545,7 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
         stage_stats_row(&val[s * nuse], have);
     }
     if (have) {
-        printf("| time per allreduce |");
+        printf("| time per %s |", hier ? "call" : "allreduce");
         stage_stats_row(tot, have);
     }
     /* Table 3: parts per rank. */
@@ -1246,19 +1570,16 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
     for (int i = 0; i < nc; i++)
         printf("---|");
     printf("\n");
-    static const char *const pn[] = {"down, with arrival wait",
-                                     "down, no arrival wait",
-                                     "up",
-                                     "host subtree, no arrival wait",
-                                     "cluster-root subtree, no arrival wait",
-                                     "network edges",
-                                     "node-local edges",
-                                     "core",
-                                     "entry and exit",
-                                     "total, no arrival wait",
-                                     "total, with arrival wait"};
+    static const char *const pn[2][11] = {
+        {"down, with arrival wait", "down, no arrival wait", "up", "host subtree, no arrival wait",
+         "cluster-root subtree, no arrival wait", "network edges", "node-local edges", "core",
+         "entry and exit", "total, no arrival wait", "total, with arrival wait"},
+        {"down, with arrival wait", "down, no arrival wait", "up",
+         "intra-node stages, no arrival wait", "inter-node stages, no arrival wait, no core", NULL,
+         NULL, "core", "entry and exit", "total, no arrival wait", "total, with arrival wait"}};
     for (int row = 0; row < 11; row++) {
-        printf("| %s |", pn[row]);
+        if (!pn[hier][row]) continue; /* edges: in the metrics table */
+        printf("| %s |", pn[hier][row]);
         for (int i = 0; i < nc; i++) {
             const rank_acc_t *a = &acc[cols[i]];
             const ac_stage_parts_t *x = &a->sum;
@@ -1278,84 +1599,73 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid) 
         printf("\n");
     }
     if (rootn > 1) {
-        printf("\nRoot vertex: arrival order (rows) against departure order (columns), %% of calls "
-               "(seed 003 Table 1):\n\n| arr \\ dep |");
-        for (int j = 0; j < rootn; j++)
-            printf(" %d |", j + 1);
-        printf("\n|---|");
-        for (int j = 0; j < rootn; j++)
-            printf("---|");
-        printf("\n");
-        for (int i = 0; i < rootn; i++) {
-            size_t rs = 0;
-            for (int j = 0; j < rootn; j++)
-                rs += ord[(size_t)i * (size_t)p + (size_t)j];
-            printf("| %d |", i + 1);
-            for (int j = 0; j < rootn; j++)
-                printf(" %.1f |",
-                       rs ? 100.0 * (double)ord[(size_t)i * (size_t)p + (size_t)j] / (double)rs
-                          : 0);
-            printf("\n");
-        }
+        char what[128];
+        if (hier)
+            snprintf(what, sizeof what, "Rank %d's %s reduce and bcast root vertex", turn_rank,
+                     hstage_name(turn_stage));
+        else
+            snprintf(what, sizeof what, "Root vertex");
+        order_matrix(what, ord, rootn, p);
     }
     printf("\n");
-    /* Timemap (seed 003 Fig. 12-14): mean stages of the slowest rank, x relative to core entry. */
-    if (mapdir && nst) {
-        double x0 = 0;
-        for (size_t s = 0; s < nst && tmpl[s].type != AC_ST_CORE; s++)
-            x0 += tm0[s];
-        char dat[4096], png[4096];
-        snprintf(dat, sizeof dat, "%s/timemap-%d.dat", mapdir, gid);
-        snprintf(png, sizeof png, "%s/timemap-%d.png", mapdir, gid);
-        FILE *f = fopen(dat, "w");
-        if (!f) {
-            perror(dat);
-        } else {
-            double x = -x0;
-            for (size_t s = 0; s < nst; s++) {
-                char nm[96];
-                stage_name(&tmpl[s], nm, sizeof nm);
-                fprintf(f, "%.3f %.3f %zu \"%s\"\n", x, x + tm0[s], s, nm);
-                x += tm0[s];
-            }
-            fclose(f);
-            char cmd[16384];
-            snprintf(cmd, sizeof cmd,
-                     "gnuplot -e \"set terminal png size 900,%d; set output '%s'; "
-                     "set xlabel 'us relative to core entry'; set ylabel 'stage'; "
-                     "set title 'rank %d, %s'; set yrange [-1:%zu]; set key off; set grid x; "
-                     "plot '%s' using 1:3:(\\$2-\\$1):(0):ytic(4) with vectors nohead lw 8\" "
-                     "2>/dev/null",
-                     200 + 24 * (int)nst, png, slow, c[0].inst, nst, dat);
-            int rc = system(cmd);
-            if (rc == 0)
-                printf("Timemap: %s (data %s).\n\n", png, dat);
-            else
-                printf("Timemap data: %s (gnuplot unavailable or failed: no PNG).\n\n", dat);
-        }
-    }
-    free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord);
+    if (mapdir && nst) timemap(mapdir, gid, tmpl, tm0, nst, hier, slow, title);
+    free(val), free(tot), free(tm0), free(start), free(acc), free(st), free(ord), free(hs);
     return 0;
 }
 
-static int report_stages(const run_t *run, const char *mapdir) {
+static int tcall_seq_cmp(const void *x, const void *y) {
+    const tcall_t *a = x, *b = y;
+    if (a->leader != b->leader) return a->leader < b->leader ? -1 : 1;
+    if (a->comm != b->comm) return a->comm < b->comm ? -1 : 1;
+    if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
+    return a->crank - b->crank;
+}
+
+/* Every rank's entry of a call takes the call site of the communicator's rank 0 (as the arrival
+ * patterns do): a site string can differ between ranks (SMPI loads one copy of the program per
+ * rank). */
+static void stage_sites(tcall_t *v, size_t n) {
+    qsort(v, n, sizeof *v, tcall_seq_cmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && v[j].leader == v[i].leader && v[j].comm == v[i].comm &&
+               v[j].seq == v[i].seq)
+            j++;
+        if (v[i].crank == 0)
+            for (size_t k = i + 1; k < j; k++)
+                v[k].site = v[i].site;
+        i = j;
+    }
+}
+
+static int report_stages(const run_t *run, const char *mapdir, int hier, int *gid) {
     tcall_t *v = NULL;
     size_t n = 0;
-    if (stage_collect(run, &v, &n)) return -1;
+    if (stage_collect(run, hier, &v, &n)) return -1;
     if (!n) return 0;
+    if (hier) stage_sites(v, n);
     qsort(v, n, sizeof *v, tcall_cmp);
-    printf("## Reduction-tree stages\n\n"
-           "Allreduce `tree` calls with stage records (seed 003 §4, spec allreduce-trees.md §7; "
-           "docs/tracing.md): per communicator, tree and size, the stages of the slowest rank's "
-           "path, the per-part means of each rank, the arrival and departure orders at the "
-           "root.\n\n");
-    int rc = 0, gid = 0;
+    if (hier)
+        printf("## Stages of hierarchical calls\n\n"
+               "Node-aware calls with part records (seed 003 §4, spec allreduce-trees.md §7; "
+               "docs/tracing.md): per communicator, collective, call site (rank 0's), algorithm, "
+               "root and size, both identities per rank, the metrics of spec 7.2 per stage, the "
+               "stages of the slowest rank's path, the per-part means of each rank, the arrival "
+               "and departure orders at a node leader.\n\n");
+    else
+        printf("## Reduction-tree stages\n\n"
+               "Allreduce `tree` calls with stage records (seed 003 §4, spec allreduce-trees.md "
+               "§7; docs/tracing.md): per communicator, tree and size, the stages of the slowest "
+               "rank's path, the per-part means of each rank, the arrival and departure orders "
+               "at the root.\n\n");
+    int rc = 0;
     for (size_t i = 0; i < n && !rc;) {
         size_t j = i + 1;
         while (j < n && v[j].leader == v[i].leader && v[j].comm == v[i].comm &&
-               !strcmp(v[j].inst, v[i].inst) && v[j].csize == v[i].csize)
+               v[j].kind == v[i].kind && !strcmp(v[j].site, v[i].site) &&
+               !strcmp(v[j].inst, v[i].inst) && v[j].root == v[i].root && v[j].csize == v[i].csize)
             j++;
-        rc = stage_group(&v[i], j - i, mapdir, gid++);
+        rc = stage_group(&v[i], j - i, mapdir, (*gid)++, hier);
         i = j;
     }
     for (size_t j = 0; j < n; j++)
@@ -1472,9 +1782,11 @@ int main(int argc, char **argv) {
            "full rings%s.\n\n",
            run.nf, run.nf == 1 ? "" : "s", run.f[0].nprocs, argv[optind], (unsigned long long)drops,
            drops ? " (their calls are counted as incomplete)" : "");
+    int gid = 0; /* timemap number */
     int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) ||
              report_arrival_dist(&run, alpha, beta, mapdir) || report_p2p(&run) ||
-             report_traffic(&run, mapdir) || report_early(&run) || report_stages(&run, mapdir);
+             report_traffic(&run, mapdir) || report_early(&run) ||
+             report_stages(&run, mapdir, 0, &gid) || report_stages(&run, mapdir, 1, &gid);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
     for (int i = 0; i < run.nf; i++)

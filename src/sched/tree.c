@@ -3,8 +3,10 @@
  * Reference: seed 000 (Faraj 2006) §3.4 and spec star-stage-ethernet section 2.5 (binomial,
  * linear and binary trees, pipelining); seed 004 (Afsahi 2000) §5.3.1 and §5.5 and spec
  * predictors-latency sections 5.4-5.5 ((k+1)-nomial k-port scatter and broadcast, k-ary trees).
- * Stage stamps (seed 003 §4, spec allreduce-trees.md §7.2): ac_node_bcast and ac_node_reduce
- * stamp t1..t4 of the rank's vertex into ac_tree_stamps when a caller above (the hierarchical
+ * Stage stamps (seed 003 §4, spec allreduce-trees.md §7.2): ac_node_bcast, ac_node_reduce,
+ * ac_tree_gather and ac_tree_scatter stamp t1..t4 of the rank's vertex into ac_tree_stamps
+ * (traced, the gather completes its receives in arrival order, with Waitany, to stamp each
+ * child's arrival; untraced one Waitall) when a caller above (the hierarchical
  * algorithms' tracing, src/coll/hier_stage.c) sets it; the clock is the caller's, as sched may
  * not include trace. Off: one thread-local load per executor call.
  */
@@ -261,6 +263,24 @@ static int64_t stamp_now(void) {
     return ac_tree_stamps->now();
 }
 
+/* The run of vertex v of tree t (root `root`, p ranks) a traced gather or scatter stamps: its
+ * parent's and children's real ranks, children in the order given by pos (child index i is at
+ * position pos(i)). NULL when not traced. */
+static ac_tree_run_t *stamp_tree(int op, const ac_tree_t *t, int v, int root, int p) {
+    if (__builtin_expect(ac_tree_stamps == NULL, 1)) return NULL;
+    int nch = ac_tree_nchildren(t, v);
+    int *ch = calloc((size_t)(nch > 0 ? nch : 1), sizeof *ch);
+    if (!ch) return NULL;
+    for (int i = 0; i < nch; i++) {
+        int at = op == AC_TREE_RUN_SCATTER ? nch - 1 - i : i; /* scatter serves the last first */
+        ch[at] = ac_tree_rank(ac_tree_child(t, v, i), root, p);
+    }
+    int parent = v == 0 ? -1 : ac_tree_rank(ac_tree_parent(t, v), root, p);
+    ac_tree_run_t *r = stamp_begin(op, parent, ch, nch);
+    free(ch);
+    return r;
+}
+
 int ac_node_bcast(void *buf, int count, MPI_Datatype type, int parent, const int *child, int nch,
                   MPI_Comm comm, int tag, size_t seg) {
     int err = MPI_SUCCESS;
@@ -431,6 +451,7 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
     int bc;           /* block count of src */
     MPI_Request *req = malloc((size_t)(2 * nch + 1) * sizeof *req);
     if (!req) return MPI_ERR_NO_MEM;
+    ac_tree_run_t *st = stamp_tree(AC_TREE_RUN_SCATTER, t, v, root, p);
     if (v == 0) {
         bt = stype;
         bc = scount;
@@ -458,6 +479,7 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         if (n1 < size)
             AC_CHECK(PMPI_Recv(src + n1 * blk, (size - n1) * rcount, rtype, prank, tag, comm,
                                MPI_STATUS_IGNORE));
+        if (st) st->mid = stamp_now();
         if (nch > 0) AC_CHECK(ac_dt_copy(src, rcount, rtype, rbuf, rcount, rtype));
     }
     /* Children of one digit position go out together (k-port), largest subtrees first. */
@@ -467,6 +489,7 @@ int ac_tree_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf
         for (; i >= 0 && ac_tree_child_level(t, v, i) == lev; i--) {
             int c = ac_tree_child(t, v, i), cs = ac_tree_subtree(t, c);
             int cr = ac_tree_rank(c, root, p);
+            if (st) st->at[nch - 1 - i] = stamp_now();
             if (v == 0) {
                 int n1 = wrap_first(c, cs, root, p);
                 const char *sb = sbuf;
@@ -489,6 +512,24 @@ fn_exit:
     return err;
 }
 
+/* Completes the gather's receives: untraced one Waitall; traced (st) in completion order, child
+ * who[k]'s t1 stamped when its request k completes (its last one when it has two). */
+static int gather_wait(int nreq, MPI_Request *req, ac_tree_run_t *st, const int *who) {
+    if (!st || !who) {
+        int err = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        for (int j = 0; st && j < st->nch; j++) /* no room for the positions: one stamp */
+            st->at[j] = stamp_now();
+        return err;
+    }
+    for (int k = 0; k < nreq; k++) {
+        int idx;
+        int err = PMPI_Waitany(nreq, req, &idx, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS) return err;
+        if (idx != MPI_UNDEFINED) st->at[who[idx]] = stamp_now();
+    }
+    return MPI_SUCCESS;
+}
+
 int ac_tree_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                    MPI_Datatype rtype, int root, int rank, MPI_Comm comm, int tag,
                    const ac_tree_t *t) {
@@ -497,12 +538,16 @@ int ac_tree_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     void *tmpbase = NULL;
     MPI_Request *req = malloc((size_t)(2 * nch + 1) * sizeof *req);
     if (!req) return MPI_ERR_NO_MEM;
+    ac_tree_run_t *st = stamp_tree(AC_TREE_RUN_GATHER, t, v, root, p);
+    int *who = NULL; /* traced: the child position of every receive request */
+    if (st && nch > 0) who = malloc((size_t)(2 * nch) * sizeof *who);
     if (v == 0) {
         char *rb = rbuf;
         MPI_Aint blk = (MPI_Aint)rcount * ac_dt_extent(rtype);
         for (int i = 0; i < nch; i++) {
             int c = ac_tree_child(t, v, i), cs = ac_tree_subtree(t, c);
             int cr = ac_tree_rank(c, root, p), n1 = wrap_first(c, cs, root, p);
+            if (who) who[nreq] = who[nreq + 1] = i;
             AC_CHECK(PMPI_Irecv(rb + (MPI_Aint)cr * blk, n1 * rcount, rtype, cr, tag, comm,
                                 &req[nreq++]));
             if (n1 < cs)
@@ -510,12 +555,14 @@ int ac_tree_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
         }
         if (sbuf != MPI_IN_PLACE)
             AC_CHECK(ac_dt_copy(sbuf, scount, stype, rb + (MPI_Aint)rank * blk, rcount, rtype));
-        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        AC_CHECK(gather_wait(nreq, req, st, who));
         nreq = 0;
+        if (st) st->mid = stamp_now();
         goto fn_exit;
     }
     int parent = ac_tree_parent(t, v), prank = ac_tree_rank(parent, root, p);
     if (nch == 0) {
+        if (st) st->mid = stamp_now();
         AC_CHECK(PMPI_Send(sbuf, scount, stype, prank, tag, comm));
         goto fn_exit;
     }
@@ -527,12 +574,14 @@ int ac_tree_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
     }
     for (int i = 0; i < nch; i++) {
         int c = ac_tree_child(t, v, i), cs = ac_tree_subtree(t, c);
+        if (who) who[nreq] = i;
         AC_CHECK(PMPI_Irecv(tmp + (MPI_Aint)(c - v) * blk, cs * scount, stype,
                             ac_tree_rank(c, root, p), tag, comm, &req[nreq++]));
     }
     AC_CHECK(ac_dt_copy(sbuf, scount, stype, tmp, scount, stype));
-    AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    AC_CHECK(gather_wait(nreq, req, st, who));
     nreq = 0;
+    if (st) st->mid = stamp_now();
     /* The root receives a range that wraps past rank p-1 as two messages. */
     int n1 = parent == 0 ? wrap_first(v, size, root, p) : size;
     AC_CHECK(PMPI_Send(tmp, n1 * scount, stype, prank, tag, comm));
@@ -543,6 +592,7 @@ fn_exit:
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
     free(req);
     free(tmpbase);
+    free(who);
     return err;
 }
 

@@ -112,7 +112,7 @@ size_t ac_seg_count(size_t count, size_t seg);
  * that records them (src/coll/hier_stage.c), owns the storage and the clock; unset (NULL), the
  * cost is one thread-local load per executor call (AC_TLS: per rank under SMPI too). */
 typedef struct {
-    int op;          /* AC_TREE_RUN_REDUCE (values go up to the root) or AC_TREE_RUN_BCAST */
+    int op; /* AC_TREE_RUN_REDUCE / _GATHER (values go up to the root), _BCAST / _SCATTER */
     int parent, nch; /* real ranks in the executor's communicator; parent -1 at the root */
     int64_t entry;   /* the executor starts */
     /* reduce: t2, the partial result leaves for the parent (the send of its last segment is
@@ -125,7 +125,16 @@ typedef struct {
      * later one); bcast: t4,i, the send of the last segment to child i posted */
     int64_t *at;
 } ac_tree_run_t;
-enum { AC_TREE_RUN_REDUCE = 0, AC_TREE_RUN_BCAST = 1 };
+/* Gather runs (ac_tree_gather) are stamped like reduce runs (t1,i: child i's blocks received,
+ * in completion order; t2: just before the send to the parent; root: all blocks in), scatter
+ * runs (ac_tree_scatter) like bcast runs (t3: the subtree's blocks received; root: entry; t4,i:
+ * just before the send to child i). */
+enum {
+    AC_TREE_RUN_REDUCE = 0,
+    AC_TREE_RUN_BCAST = 1,
+    AC_TREE_RUN_GATHER = 2,
+    AC_TREE_RUN_SCATTER = 3
+};
 typedef struct {
     int64_t (*now)(void); /* the clock of the stamps */
     int cap, maxrun;      /* children per run, runs */

@@ -581,7 +581,7 @@ const char *ac_trace_kind_name(int kind) {
     if (kind >= 0 && kind < AUTOCOLL_NCOLL) return ac_coll_name(kind);
     if (kind >= AC_TK_P2P_FIRST && kind < AC_TK_P2P_END) return p2p_names[kind - AC_TK_P2P_FIRST];
     static const char *const stage_names[AC_TK_STAGE_END - AC_TK_STAGE_FIRST] = {
-        "tree_rank", "tree_vertex", "tree_child", "part_tree", "part_child"};
+        "tree_rank", "tree_vertex", "tree_child", "part_tree", "part_child", "part_step"};
     if (kind >= AC_TK_STAGE_FIRST && kind < AC_TK_STAGE_END)
         return stage_names[kind - AC_TK_STAGE_FIRST];
     return NULL;

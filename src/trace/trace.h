@@ -90,9 +90,11 @@ enum {
  *                     parent there (-1 root), peer = this rank in the call's communicator, root
  *                     = the parent's (-1), bytes = the part's data bytes, status_source = stage
  *                     (AC_HIER_INTRA 0 intra-node, AC_HIER_INTER 1 inter-node), status_tag =
- *                     operation (0 reduce, 1 bcast), alg = the part algorithm's registry index
- *   AC_TK_PART_CHILD  reduce: t_in = t1,i (child i's partial seen complete), t_out = t2 of the
- *                     vertex; bcast: t_in = t3 of the vertex, t_out = t4,i (the value leaves for
+ *                     operation (0 reduce, 1 bcast, 2 gather, 3 scatter; gather trees are
+ *                     stamped as reduce trees, scatter trees as bcast trees), alg = the part
+ *                     algorithm's registry index (-1: a tree run by the algorithm itself)
+ *   AC_TK_PART_CHILD  reduce, gather: t_in = t1,i (child i's partial seen complete), t_out = t2
+ *                     of the vertex; bcast, scatter: t_in = t3 of the vertex, t_out = t4,i (leaves for
  *                     child i); ident, peer, status_source, status_tag as in its tree record;
  *                     count = position i (combination or service order), tag = the child's rank
  *                     in the part's communicator, root = in the call's communicator */
@@ -103,10 +105,27 @@ enum {
     AC_TK_TREE_CHILD,
     AC_TK_PART_TREE,
     AC_TK_PART_CHILD,
+    AC_TK_PART_STEP,
     AC_TK_STAGE_END
 };
-enum { AC_HIER_INTRA = 0, AC_HIER_INTER = 1 };  /* status_source of AC_TK_PART_* */
-enum { AC_PART_REDUCE = 0, AC_PART_BCAST = 1 }; /* status_tag of AC_TK_PART_* */
+/* AC_TK_PART_STEP   one per part of a hierarchical call and rank, written when the part returns
+ *                   (after the part's tree records, if any): t_in = the part starts, t_out = it
+ *                   returns; ident = rank in the part's communicator, count = its size, peer =
+ *                   this rank in the call's communicator, bytes = the part's data bytes at this
+ *                   rank, status_source = stage, status_tag = operation (AC_PART_*), alg = the
+ *                   part algorithm's registry index (-1: written out in the algorithm). */
+enum { AC_HIER_INTRA = 0, AC_HIER_INTER = 1 }; /* status_source of AC_TK_PART_* */
+/* status_tag of AC_TK_PART_* (tree records: reduce, bcast, gather, scatter). Direction (spec 7.1 stages):
+ * reduce and gather go down, bcast and scatter up; an exchange among the leaders (allreduce,
+ * allgatherv, alltoall of the node data) is the core. */
+enum {
+    AC_PART_REDUCE = 0,
+    AC_PART_BCAST = 1,
+    AC_PART_GATHER = 2,
+    AC_PART_SCATTER = 3,
+    AC_PART_EXCHANGE = 4,
+    AC_PART_NOPS
+};
 
 /* Enable bits (AUTOCOLL_TRACE). */
 enum { AC_TRACE_COLL = 1u << 0, AC_TRACE_P2P = 1u << 1 };
@@ -581,6 +600,11 @@ typedef enum {
     AC_ST_DEPARTURE_WAIT, /* t4,i - t4,f at a vertex */
     AC_ST_EDGE_UP,        /* departure to the child's t3 */
     AC_ST_EXIT,           /* up: the leaf's result (or its departure) to the call's exit */
+    /* Stages of hierarchical calls (ac_part_path): */
+    AC_ST_CHILD_WAIT,  /* down: a reduce vertex's tree entry to its first child's arrival */
+    AC_ST_PARENT_WAIT, /* up: a bcast vertex's tree entry to the parent's value (t3) */
+    AC_ST_PART_DOWN,   /* down: a down part outside its tree stamps, or local work before it */
+    AC_ST_PART_UP,     /* up: the same for an up part */
     AC_ST_NTYPES
 } ac_stage_type_t;
 enum { AC_EDGE_RANK = 0, AC_EDGE_NODE = 1, AC_EDGE_NET = 2 };
@@ -643,6 +667,33 @@ typedef struct {
 } ac_part_vertex_t;
 int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, char *err,
                    size_t errlen);
+
+/* 1 when operation op (AC_PART_*) goes up (bcast, scatter), 0 down (reduce, gather, exchange). */
+int ac_part_op_up(int op);
+/* 1 when a tree of operation op carries values to its root (reduce, gather: t1, t2), 0 from it
+ * (bcast, scatter: t3, t4). */
+static inline int ac_part_op_gathers(int op) {
+    return op == AC_PART_REDUCE || op == AC_PART_GATHER;
+}
+const char *ac_part_op_name(int op); /* NULL when not an operation */
+
+/* The stages of one rank's path through one hierarchical call (seed 003 §4, spec
+ * allreduce-trees.md §7.1 "stages of a leaf's path", on the rank's own clock), from rec[0], the
+ * call's collective record, and rec[1..n-1], the rank's part records of that call in the order
+ * written (per part: its part_tree / part_child records, then its part_step record):
+ *   entry (call entry to the first part), then per part: local work since the previous part
+ *   (PART_*, level 1; not before the first), its tree stages per run (reduce: child wait, arrival
+ *   wait, down latency, or the core for the root of an inter-node reduce tree; a leaf: down
+ *   latency from its tree entry; bcast: parent wait (not at the root), up latency, departure
+ *   wait), the rest of the part (PART_*, level 0: outside the tree stamps, or the whole part
+ *   when it ran no tree; CORE for an exchange without trees); then exit (last part to the call's
+ *   exit). Each stage has vertex = operation, vkind = stage (AC_HIER_*), level as above.
+ * The stages telescope: their sum is exit - entry (both identities of §7.2 with ac_stage_parts).
+ * *neg counts stamps out of order (a stage of one clock below 0). Returns the number of stages,
+ * or -1 with the reason in err (records of another kind or call, a step record missing, too
+ * many stages for max). */
+int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, int *neg, char *err,
+                 size_t errlen);
 
 /* ---------------------------------------------------------------- point-to-point analyses */
 

@@ -5,11 +5,19 @@
  * Reference: seed 003 (Bongo et al.) §4, spec allreduce-trees.md §7.2 (metrics of a vertex:
  *   arrival wait t1,l - t1,f, down latency t2 - t1,l, up latency t4,f - t3, departure wait
  *   t4,i - t4,f).
- * Cost: O(children) per vertex.
+ *   The path of a rank through a whole hierarchical call (ac_part_path): spec 7.1, stages of
+ *   a leaf's path, down (entry, reduce and gather parts, core) then up (bcast and scatter parts,
+ *   exit); every stage is a difference of two stamps of the rank's own clock taken in order, so
+ *   the stages telescope to exit - entry and the two identities of §7.2 (total with / without
+ *   arrival waits = down with / without arrival waits + up) hold exactly on one clock.
+ * Cost: O(children) per vertex, O(records) per path.
  * Design: the records of a hierarchical call carry one tree per operation (a reduce tree has
  *   only t1 and t2, a bcast tree only t3 and t4), so each vertex is measured on its own rank's
  *   clock, with no cross-rank correction; edges (child t2 to parent t1, parent t4 to child t3)
- *   need the file offsets and are left to the reader (tests/mpi/trace_hier_check.c does so).
+ *   need the file offsets and are left to the reader (tools/autocoll-report.c,
+ *   tests/mpi/trace_hier_check.c). The part's time outside its tree stamps (the part
+ *   algorithm's dispatch before the tree, the sends after t2 or the last t4) is one stage after
+ *   the tree stages, so a timemap shows it at the part's end.
  */
 #include <stdio.h>
 #include "trace.h"
@@ -30,8 +38,10 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
             ac_trace_kind_name(t->kind) ? ac_trace_kind_name(t->kind) : "of an unknown kind");
     if (t->status_source != AC_HIER_INTRA && t->status_source != AC_HIER_INTER)
         BAD("stage %d", t->status_source);
-    if (t->status_tag != AC_PART_REDUCE && t->status_tag != AC_PART_BCAST)
+    if (t->status_tag != AC_PART_REDUCE && t->status_tag != AC_PART_BCAST &&
+        t->status_tag != AC_PART_GATHER && t->status_tag != AC_PART_SCATTER)
         BAD("operation %d", t->status_tag);
+    int gathers = ac_part_op_gathers(t->status_tag);
     if (t->t_out < t->t_in) BAD("t2/t3 before entry");
     *v = (ac_part_vertex_t){
         t->status_source, t->status_tag, t->peer, t->root, 0, t->t_out - t->t_in, 0, 0, 0, 0};
@@ -44,7 +54,7 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
             BAD("child record %zu does not belong to the tree record", k);
         if (c->count != v->nch) BAD("child position %d, expected %d", c->count, v->nch);
         int64_t x;
-        if (t->status_tag == AC_PART_REDUCE) {
+        if (gathers) {
             x = c->t_in; /* t1,i */
             if (c->t_out != t->t_out || x > t->t_out) BAD("child %d: t1 after t2", c->count);
         } else {
@@ -55,7 +65,7 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
         if (v->nch == 0 || x > last) last = x;
         v->nch++;
     }
-    if (t->status_tag == AC_PART_REDUCE) {
+    if (gathers) {
         v->arrival_wait = v->nch ? last - first : 0;
         v->down_latency = v->nch ? t->t_out - last : t->t_out - t->t_in;
     } else if (v->nch) {
@@ -63,4 +73,113 @@ int ac_part_vertex(const ac_trace_rec_t *rec, size_t n, ac_part_vertex_t *v, cha
         v->departure_wait = last - first;
     }
     return (int)k;
+}
+
+int ac_part_op_up(int op) {
+    return op == AC_PART_BCAST || op == AC_PART_SCATTER;
+}
+
+const char *ac_part_op_name(int op) {
+    static const char *const nm[AC_PART_NOPS] = {"reduce", "bcast", "gather", "scatter",
+                                                 "exchange"};
+    return op >= 0 && op < AC_PART_NOPS ? nm[op] : NULL;
+}
+
+typedef struct {
+    ac_stage_t *st;
+    int n, max, *neg;
+} path_t;
+
+static int add(path_t *p, int type, int stage, int op, int level, int64_t ns) {
+    if (p->n >= p->max) return -1;
+    p->st[p->n++] = (ac_stage_t){type, op, stage, level, 0, ns};
+    if (ns < 0) ++*p->neg;
+    return 0;
+}
+
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (add(&pa, __VA_ARGS__)) BAD("more than %d stages", max);                                \
+    } while (0)
+
+int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, int *neg, char *err,
+                 size_t errlen) {
+    int nneg = 0;
+    if (neg) *neg = 0;
+    if (err && errlen) err[0] = '\0';
+    if (!rec || !st || n == 0) BAD("no record");
+    const ac_trace_rec_t *call = &rec[0];
+    if (call->kind >= AUTOCOLL_NCOLL) BAD("first record is not a collective call");
+    path_t pa = {st, 0, max, &nneg};
+    int64_t cur = call->t_in;
+    int parts = 0;
+    size_t i = 1;
+    while (i < n) {
+        /* One part: its tree runs, then its step record. */
+        size_t j = i;
+        while (j < n && rec[j].kind == AC_TK_PART_TREE) {
+            ac_part_vertex_t v;
+            int used = ac_part_vertex(&rec[j], n - j, &v, err, errlen);
+            if (used < 1) return -1;
+            j += (size_t)used;
+        }
+        if (j >= n || rec[j].kind != AC_TK_PART_STEP)
+            BAD("record %zu: part records without their part_step record", j);
+        const ac_trace_rec_t *s = &rec[j];
+        if (s->seq != call->seq)
+            BAD("record %zu: part of call %llu in call %llu", j, (unsigned long long)s->seq,
+                (unsigned long long)call->seq);
+        int stage = s->status_source, op = s->status_tag;
+        if ((stage != AC_HIER_INTRA && stage != AC_HIER_INTER) || !ac_part_op_name(op))
+            BAD("record %zu: stage %d, operation %d", j, stage, op);
+        int up = ac_part_op_up(op);
+        int ptype = up ? AC_ST_PART_UP : AC_ST_PART_DOWN;
+        if (parts++ == 0)
+            ADD(AC_ST_ENTRY, stage, op, 0, s->t_in - cur);
+        else
+            ADD(ptype, stage, op, 1, s->t_in - cur);
+        int64_t c = s->t_in, rest = 0;
+        for (size_t k = i; k < j;) {
+            const ac_trace_rec_t *t = &rec[k];
+            ac_part_vertex_t v;
+            int used = ac_part_vertex(t, j - k, &v, err, errlen);
+            if (used < 1) return -1;
+            if (t->seq != call->seq || t->status_source != stage)
+                BAD("record %zu: tree of another call or stage than its part", k);
+            rest += t->t_in - c;
+            if (t->t_in - c < 0) nneg++;
+            int64_t first = 0, last = 0;
+            for (int q = 1; q < used; q++) {
+                int64_t x = ac_part_op_gathers(v.op) ? t[q].t_in : t[q].t_out;
+                if (q == 1 || x < first) first = x;
+                if (q == 1 || x > last) last = x;
+            }
+            if (ac_part_op_gathers(v.op)) {
+                int core = v.parent < 0 && stage == AC_HIER_INTER && v.op == AC_PART_REDUCE;
+                if (v.nch) {
+                    ADD(AC_ST_CHILD_WAIT, stage, v.op, 0, first - t->t_in);
+                    ADD(AC_ST_ARRIVAL_WAIT, stage, v.op, 0, v.arrival_wait);
+                }
+                ADD(core ? AC_ST_CORE : AC_ST_DOWN, stage, v.op, 0, v.down_latency);
+                c = t->t_out;
+            } else {
+                if (v.parent >= 0) ADD(AC_ST_PARENT_WAIT, stage, v.op, 0, t->t_out - t->t_in);
+                c = t->t_out;
+                if (v.nch) {
+                    ADD(AC_ST_UP, stage, v.op, 0, v.up_latency);
+                    ADD(AC_ST_DEPARTURE_WAIT, stage, v.op, 0, v.departure_wait);
+                    c = last;
+                }
+            }
+            k += (size_t)used;
+        }
+        rest += s->t_out - c;
+        if (s->t_out - c < 0) nneg++;
+        ADD(i == j && op == AC_PART_EXCHANGE ? AC_ST_CORE : ptype, stage, op, 0, rest);
+        cur = s->t_out;
+        i = j + 1;
+    }
+    ADD(AC_ST_EXIT, AC_HIER_INTRA, 0, 0, call->t_out - cur);
+    if (neg) *neg = nneg;
+    return pa.n;
 }

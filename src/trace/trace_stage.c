@@ -289,13 +289,15 @@ int ac_stage_path(const ac_stage_call_t *c, int r, ac_stage_t *st, int max) {
 #undef PUSH
 
 int ac_stage_is_up(int type) {
-    return type >= AC_ST_UP && type < AC_ST_NTYPES;
+    return (type >= AC_ST_UP && type <= AC_ST_EXIT) || type == AC_ST_PARENT_WAIT ||
+           type == AC_ST_PART_UP;
 }
 
 const char *ac_stage_type_name(int type) {
-    static const char *const nm[AC_ST_NTYPES] = {"entry",          "edge down", "arrival wait",
-                                                 "down latency",   "core",      "up latency",
-                                                 "departure wait", "edge up",   "exit"};
+    static const char *const nm[AC_ST_NTYPES] = {
+        "entry",       "edge down",      "arrival wait", "down latency", "core",
+        "up latency",  "departure wait", "edge up",      "exit",         "child wait",
+        "parent wait", "part",           "part"};
     return type >= 0 && type < AC_ST_NTYPES ? nm[type] : NULL;
 }
 

@@ -3,16 +3,23 @@
 # hierarchical calls"; seed 003 §4): trace_hier.c with bcast and reduce `hier` and allreduce
 # `hierarchical` forced and collective tracing, at p = 6 on emulated nodes of 3 ranks (two
 # nodes) and of 2 ranks (three nodes); ac_trace_hier_check checks every call's intra-node and
-# inter-node trees (which ranks, labels, shape, roots, stamp order).
-# usage: trace_hier.sh TRACE_HIER TRACE_HIER_CHECK MPIEXEC [mpiexec flags...]
+# inter-node trees (which ranks, labels, shape, roots, stamp order). Then gather, scatter,
+# allgather and alltoall `hier` (trace_hier.c steps) on the same layouts; autocoll-report's
+# tables of both runs (section "Stages of hierarchical calls"): every call complete and every
+# rank's path formed, both identities within the clock uncertainty (as the report computes
+# them, and on its printed per-rank means: total = down + up with and without arrival waits),
+# no stamp out of order, the signs of the metrics, and the number of samples of each metric and
+# part counted by hand from the algorithms (trace_hier_report.sh).
+# usage: trace_hier.sh TRACE_HIER TRACE_HIER_CHECK REPORT MPIEXEC [mpiexec flags...]
 set -u
-prog=$1 check=$2 mpiexec=$3
-shift 3
+prog=$1 check=$2 report=$3 mpiexec=$4
+shift 4
 fails=0 passes=0
 ok() { passes=$((passes + 1)); echo "ok   $1"; }
 bad() { fails=$((fails + 1)); echo "FAIL $1"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/trace_hier_report.sh"
 
 for ppn in 3 2; do
     d="$tmp/t$ppn"
@@ -26,6 +33,22 @@ for ppn in 3 2; do
     "$check" "$d" 6 $ppn >"$tmp/check" 2>&1 &&
         ok "nodes of $ppn: stage records ($(tail -1 "$tmp/check"))" ||
         { bad "nodes of $ppn: stage records"; cat "$tmp/check"; }
+    rep="$tmp/rep$ppn"
+    "$report" "$d" >"$rep" 2>&1 || { bad "nodes of $ppn: autocoll-report failed"; cat "$rep"; }
+    check_hier_report "$rep" $ppn
+
+    # Gather, scatter, allgather, alltoall `hier`: their step records.
+    d="$tmp/s$ppn"
+    mkdir "$d"
+    "$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
+        AUTOCOLL_NODE_LAYOUT=block:$ppn AUTOCOLL_GATHER=hier AUTOCOLL_SCATTER=hier \
+        AUTOCOLL_ALLGATHER=hier AUTOCOLL_ALLTOALL=hier "$prog" steps >"$tmp/out" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] && ok "steps, nodes of $ppn: results correct" ||
+        { bad "steps, nodes of $ppn: exit code $rc"; cat "$tmp/out"; }
+    rep="$tmp/reps$ppn"
+    "$report" "$d" >"$rep" 2>&1 || { bad "steps, nodes of $ppn: autocoll-report failed"; cat "$rep"; }
+    check_steps_report "$rep" $ppn
 done
 
 # The leaders' part of allreduce `hierarchical` as allreduce `tree`: it leaves no whole-call

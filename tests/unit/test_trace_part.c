@@ -27,14 +27,14 @@ static void tree(ac_trace_rec_t *x, int stage, int op, int64_t in, int64_t mid) 
     x->status_tag = op;
 }
 
-/* Child i of tree t: reduce t1 = at (t_out t2), bcast t4 = at (t_in t3). */
+/* Child i of tree t: reduce, gather t1 = at (t_out t2); bcast, scatter t4 = at (t_in t3). */
 static void child(ac_trace_rec_t *x, const ac_trace_rec_t *t, int i, int64_t at) {
     *x = *t;
     x->kind = AC_TK_PART_CHILD;
     x->count = i;
     x->tag = 2 + i;
     x->root = 5 + i;
-    if (t->status_tag == AC_PART_REDUCE) {
+    if (ac_part_op_gathers(t->status_tag)) {
         x->t_in = at;
         x->t_out = t->t_out;
     } else {
@@ -86,6 +86,23 @@ static void part_metrics_hand(void **state) {
     assert_int_equal(ac_part_vertex(r, 1, &v, err, sizeof err), 1);
     assert_int_equal(v.before, 35);
     assert_int_equal(v.up_latency + v.departure_wait, 0);
+    /* A gather tree is measured as a reduce tree (children at 120 and 100, t2 = 130: arrival
+     * wait 20, down latency 10), a scatter tree as a bcast tree (t3 = 40, departures 45 and
+     * 60: up latency 5, departure wait 15). */
+    tree(&r[0], AC_HIER_INTRA, AC_PART_GATHER, 90, 130);
+    child(&r[1], &r[0], 0, 120);
+    child(&r[2], &r[0], 1, 100);
+    assert_int_equal(ac_part_vertex(r, 3, &v, err, sizeof err), 3);
+    assert_int_equal(v.op, AC_PART_GATHER);
+    assert_int_equal(v.arrival_wait, 20);
+    assert_int_equal(v.down_latency, 10);
+    tree(&r[0], AC_HIER_INTRA, AC_PART_SCATTER, 30, 40);
+    child(&r[1], &r[0], 0, 45);
+    child(&r[2], &r[0], 1, 60);
+    assert_int_equal(ac_part_vertex(r, 3, &v, err, sizeof err), 3);
+    assert_int_equal(v.up_latency, 5);
+    assert_int_equal(v.departure_wait, 15);
+    assert_int_equal(v.arrival_wait + v.down_latency, 0);
 }
 
 static void part_metrics_rejects(void **state) {
@@ -123,10 +140,188 @@ static void part_metrics_rejects(void **state) {
     assert_int_equal(ac_part_vertex(NULL, 0, &v, err, sizeof err), -1);
 }
 
+/* A step record of call 9 at stage, op over [in, out]. */
+static void step(ac_trace_rec_t *x, int stage, int op, int64_t in, int64_t out) {
+    ac_trace_rec_clear(x, AC_TK_PART_STEP);
+    x->seq = 9;
+    x->t_in = in;
+    x->t_out = out;
+    x->peer = 4;
+    x->status_source = stage;
+    x->status_tag = op;
+}
+
+static int64_t sum_type(const ac_stage_t *st, int n, int type) {
+    int64_t s = 0;
+    for (int i = 0; i < n; i++)
+        s += st[i].type == type ? st[i].ns : 0;
+    return s;
+}
+
+/* A node leader in allreduce `hierarchical` (call 9 from 0 to 1000 ns):
+ *   intra-node reduce part 5..65, its tree entered at 10 as the node's root, children seen at
+ *   30 and 50, result at 60; the leaders' exchange 70..200 (no tree); intra-node bcast part
+ *   205..300, tree entered at 210 as the root, departures at 220 and 240.
+ * By hand (spec 7.1 stages): entry 5; child wait 30 - 10 = 20, arrival wait 50 - 30 = 20, down
+ * latency 60 - 50 = 10, rest of the part (10 - 5) + (65 - 60) = 10; local 70 - 65 = 5, core
+ * 200 - 70 = 130; local 205 - 200 = 5, up latency 220 - 210 = 10, departure wait 240 - 220 =
+ * 20, rest (210 - 205) + (300 - 240) = 65; exit 1000 - 300 = 700.
+ * Parts: down with waits 5+20+20+10+10+5+130 = 200, arrival waits 20, down without 180, up
+ * 5+10+20+65+700 = 800; core 130, entry and exit 705, intra-node 140, inter-node 5. */
+static void part_path_hand(void **state) {
+    (void)state;
+    ac_trace_rec_t r[12];
+    ac_stage_t st[32];
+    char err[128];
+    int neg = -1;
+    ac_trace_rec_clear(&r[0], AUTOCOLL_ALLREDUCE);
+    r[0].seq = 9;
+    r[0].t_in = 0;
+    r[0].t_out = 1000;
+    tree(&r[1], AC_HIER_INTRA, AC_PART_REDUCE, 10, 60);
+    r[1].root = r[1].tag = -1;
+    child(&r[2], &r[1], 0, 30);
+    child(&r[3], &r[1], 1, 50);
+    step(&r[4], AC_HIER_INTRA, AC_PART_REDUCE, 5, 65);
+    step(&r[5], AC_HIER_INTER, AC_PART_EXCHANGE, 70, 200);
+    tree(&r[6], AC_HIER_INTRA, AC_PART_BCAST, 210, 210);
+    r[6].root = r[6].tag = -1;
+    child(&r[7], &r[6], 0, 220);
+    child(&r[8], &r[6], 1, 240);
+    step(&r[9], AC_HIER_INTRA, AC_PART_BCAST, 205, 300);
+    int n = ac_part_path(r, 10, st, 32, &neg, err, sizeof err);
+    assert_int_equal(n, 12);
+    assert_int_equal(neg, 0);
+    static const int type[12] = {AC_ST_ENTRY,          AC_ST_CHILD_WAIT, AC_ST_ARRIVAL_WAIT,
+                                 AC_ST_DOWN,           AC_ST_PART_DOWN,  AC_ST_PART_DOWN,
+                                 AC_ST_CORE,           AC_ST_PART_UP,    AC_ST_UP,
+                                 AC_ST_DEPARTURE_WAIT, AC_ST_PART_UP,    AC_ST_EXIT};
+    static const int64_t ns[12] = {5, 20, 20, 10, 10, 5, 130, 5, 10, 20, 65, 700};
+    static const int level[12] = {0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(st[i].type, type[i]);
+        assert_int_equal(st[i].ns, ns[i]);
+        assert_int_equal(st[i].level, level[i]);
+    }
+    assert_int_equal(st[6].vkind, AC_HIER_INTER);
+    assert_int_equal(st[6].vertex, AC_PART_EXCHANGE);
+    assert_int_equal(st[9].vertex, AC_PART_BCAST);
+    ac_stage_parts_t x;
+    ac_stage_parts(st, n, 1000, &x);
+    assert_int_equal(x.down_wait, 200);
+    assert_int_equal(x.arrival_wait, 20);
+    assert_int_equal(x.down_nowait, 180);
+    assert_int_equal(x.up, 800);
+    assert_int_equal(x.core, 130);
+    assert_int_equal(x.wrapper, 705);
+    assert_int_equal(x.host, 140);
+    assert_int_equal(x.cluster, 5);
+    assert_int_equal(ac_stage_identity_error(&x), 0);
+    /* Measured total 1003 (3 ns of clock correction): both identities off by 3. */
+    ac_stage_parts(st, n, 1003, &x);
+    assert_int_equal(ac_stage_identity_error(&x), 3);
+
+    /* The root of an inter-node reduce tree:
+     * inter-node reduce part 100..400, tree entered at 110 as the root with one child seen at
+     * 300, result at 350: child wait 190, arrival wait 0, core 50, rest 10 + 50 = 60; a
+     * bcast leaf part 400..500, tree entered at 420, value at 480: parent wait 60, rest 20 +
+     * 20 = 40. Entry 100 (call from 0), exit 600 - 500 = 100. */
+    r[0].t_out = 600;
+    tree(&r[1], AC_HIER_INTER, AC_PART_REDUCE, 110, 350);
+    r[1].root = r[1].tag = -1;
+    child(&r[2], &r[1], 0, 300);
+    step(&r[3], AC_HIER_INTER, AC_PART_REDUCE, 100, 400);
+    tree(&r[4], AC_HIER_INTRA, AC_PART_BCAST, 420, 480);
+    step(&r[5], AC_HIER_INTRA, AC_PART_SCATTER, 400, 500);
+    n = ac_part_path(r, 6, st, 32, &neg, err, sizeof err);
+    assert_int_equal(n, 9);
+    assert_int_equal(sum_type(st, n, AC_ST_ENTRY), 100);
+    assert_int_equal(sum_type(st, n, AC_ST_CHILD_WAIT), 190);
+    assert_int_equal(sum_type(st, n, AC_ST_ARRIVAL_WAIT), 0);
+    assert_int_equal(sum_type(st, n, AC_ST_CORE), 50);
+    assert_int_equal(sum_type(st, n, AC_ST_DOWN), 0);
+    assert_int_equal(sum_type(st, n, AC_ST_PART_DOWN), 60);
+    assert_int_equal(sum_type(st, n, AC_ST_PARENT_WAIT), 60);
+    assert_int_equal(sum_type(st, n, AC_ST_PART_UP), 0 + 40);
+    assert_int_equal(sum_type(st, n, AC_ST_EXIT), 100);
+    ac_stage_parts(st, n, 600, &x);
+    assert_int_equal(x.down_wait, 100 + 190 + 50 + 60);
+    assert_int_equal(x.up, 60 + 40 + 100);
+    assert_int_equal(ac_stage_identity_error(&x), 0);
+
+    /* A gather part (0..100) with its tree (entered at 10, children at 40 and 60, t2 at 70):
+     * entry 0, child wait 30, arrival wait 20, down latency 10, rest 10 + 30 = 40 (down); no
+     * core (only a reduce root is the core). Exit 150 - 100 = 50. */
+    ac_trace_rec_t g[6];
+    g[0] = r[0];
+    g[0].t_out = 150;
+    tree(&g[1], AC_HIER_INTRA, AC_PART_GATHER, 10, 70);
+    g[1].root = -1;
+    child(&g[2], &g[1], 0, 40);
+    child(&g[3], &g[1], 1, 60);
+    step(&g[4], AC_HIER_INTRA, AC_PART_GATHER, 0, 100);
+    n = ac_part_path(g, 5, st, 32, &neg, err, sizeof err);
+    assert_int_equal(n, 6);
+    assert_int_equal(sum_type(st, n, AC_ST_CHILD_WAIT), 30);
+    assert_int_equal(sum_type(st, n, AC_ST_ARRIVAL_WAIT), 20);
+    assert_int_equal(sum_type(st, n, AC_ST_DOWN), 10);
+    assert_int_equal(sum_type(st, n, AC_ST_CORE), 0);
+    assert_int_equal(sum_type(st, n, AC_ST_PART_DOWN), 40);
+    ac_stage_parts(st, n, 150, &x);
+    assert_int_equal(x.down_wait, 100);
+    assert_int_equal(x.up, 50);
+    assert_int_equal(ac_stage_identity_error(&x), 0);
+
+    /* Stamps out of order: the step starts before the previous one ended (one negative
+     * local stage). */
+    r[5].t_in = 390;
+    n = ac_part_path(r, 6, st, 32, &neg, err, sizeof err);
+    assert_int_equal(neg, 1);
+    ac_stage_parts(st, n, 600, &x);
+    assert_int_equal(ac_stage_identity_error(&x), 0);
+}
+
+static void part_path_rejects(void **state) {
+    (void)state;
+    ac_trace_rec_t r[6];
+    ac_stage_t st[32];
+    char err[128];
+    int neg;
+    ac_trace_rec_clear(&r[0], AUTOCOLL_REDUCE);
+    r[0].seq = 9;
+    r[0].t_out = 100;
+    tree(&r[1], AC_HIER_INTRA, AC_PART_REDUCE, 10, 60);
+    step(&r[2], AC_HIER_INTRA, AC_PART_REDUCE, 5, 65);
+    assert_int_equal(ac_part_path(r, 3, st, 32, &neg, err, sizeof err), 4);
+    /* The step record missing. */
+    assert_int_equal(ac_part_path(r, 2, st, 32, &neg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part_step"));
+    /* A step of another call. */
+    r[2].seq = 8;
+    assert_int_equal(ac_part_path(r, 3, st, 32, &neg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "call 8"));
+    r[2].seq = 9;
+    /* Unknown operation. */
+    r[2].status_tag = AC_PART_NOPS;
+    assert_int_equal(ac_part_path(r, 3, st, 32, &neg, err, sizeof err), -1);
+    r[2].status_tag = AC_PART_REDUCE;
+    /* A tree of another stage than its part. */
+    r[1].status_source = AC_HIER_INTER;
+    assert_int_equal(ac_part_path(r, 3, st, 32, &neg, err, sizeof err), -1);
+    r[1].status_source = AC_HIER_INTRA;
+    /* Too little room. */
+    assert_int_equal(ac_part_path(r, 3, st, 3, &neg, err, sizeof err), -1);
+    assert_non_null(strstr(err, "stages"));
+    /* Not a call record first. */
+    assert_int_equal(ac_part_path(r + 1, 2, st, 32, &neg, err, sizeof err), -1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(part_metrics_hand),
         cmocka_unit_test(part_metrics_rejects),
+        cmocka_unit_test(part_path_hand),
+        cmocka_unit_test(part_path_rejects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

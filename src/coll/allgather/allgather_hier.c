@@ -20,11 +20,15 @@
  * Reference: seed 001 (Loch 2021) sections 5.1-5.3 (placement and locality, spec sparbit.md 4);
  *   seed 000 (Faraj 2006) section 5.2 future work 2 (SMP-aware collectives).
  *   allgatherv form: spec star-stage-ethernet.md 2.3.
+ * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): (1) intra-node gather, (2) the
+ *   leaders' allgatherv (inter-node exchange; packing and unpacking are local work outside the
+ *   steps), (4) intra-node broadcast.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include "../algs.h"
 #include "ag_common.h"
+#include "../hier_stage.h"
 
 int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* Node and leader communicators: made by the dispatcher before a top-level call, here when
@@ -87,6 +91,8 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     for (int r = 0, i = 0; r < p; r++)
         if (ctx->node_of[r] == ctx->node_id) members[i++] = r;
 
+    ac_hier_steps_t hs;
+    ac_hier_begin(&hs, a, ctx);
     /* (1) intra-node gather to the leader */
     if (nr == 0) {
         int nreq = 0;
@@ -98,6 +104,8 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         AC_CHECK(
             PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag, ctx->node_comm));
     }
+    ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, nr, ns,
+                 nr == 0 ? ncount[ctx->node_id] : ac_agb_count(&g, me), g.type);
 
     /* (2)-(3) leaders: pack, allgatherv of node segments, unpack */
     if (nr == 0 && nn > 1) {
@@ -113,7 +121,9 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         }
         ac_args_t sub = ac_part_allgatherv(a, ctx->leader_comm, tmp, ncount, ndispl, g.type);
         sub.ucomm = ctx->leader_comm; /* a native part runs on the leaders' communicator */
+        ac_hier_mark(&hs);
         AC_CHECK(ac_run_part_alg(&sub, inter, ctx));
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTER, AC_PART_EXCHANGE, ctx->node_id, nn, tot, g.type);
         for (int r = 0; r < p; r++)
             if (ctx->node_of[r] != ctx->node_id)
                 AC_CHECK(ac_dt_copy(tmp + (MPI_Aint)seg[r] * g.ext, ac_agb_count(&g, r), g.type,
@@ -122,6 +132,7 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
 
     /* (4) binomial broadcast of all blocks inside the node (node ranks) */
     if (ns > 1) {
+        ac_hier_mark(&hs);
         ac_agb_t gn = g;
         gn.comm = ctx->node_comm;
         int n = ac_agb_range(blk, 0, p, p), mask = 1;
@@ -135,6 +146,7 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         for (int m = mask >> 1; m >= 1; m >>= 1)
             if (nr + m < ns) AC_CHECK(ac_agb_isend(&gn, blk, n, nr + m, &req[nreq++]));
         AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_BCAST, nr, ns, tot, g.type);
     }
 fn_exit:
     free(tbase);

@@ -18,9 +18,15 @@
  *   star-stage-ethernet.md section 8, item 2) and the node-leader layout of seed 003 (Bongo et
  *   al.), section 3.1 (spec allreduce-trees.md section 4: node index = position of the leader).
  *   The aggregation order is autocoll's definition.
+ * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): members: the send of their rows
+ *   to the leader (intra-node gather), the receive of their blocks (intra-node scatter); leaders:
+ *   (1) intra-node gather, (2) inter-node exchange (packing, the messages and the node's own
+ *   blocks' copies while they fly), (3) intra-node scatter (the unpacking before it is local
+ *   work outside the steps).
  */
 #include <stdlib.h>
 #include "a2a_util.h"
+#include "../hier_stage.h"
 #include "../../sched/a2a_sched.h"
 
 int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -42,6 +48,8 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
     AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
+    ac_hier_steps_t hs;
+    ac_hier_begin(&hs, a, ctx);
     if (ctx->node_rank != 0) {
         /* Member: whole send buffer to the leader, then my p blocks back. */
         const char *s0 = ac_a2a_sptr(&v, 0);
@@ -51,7 +59,11 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
             goto fn_exit;
         }
         AC_CHECK(PMPI_Send(s0, (int)sc, v.stype, 0, tag, ctx->node_comm));
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ctx->node_size,
+                     (long long)sc, v.stype);
         AC_CHECK(PMPI_Recv(a->rbuf, cnt, mt, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, ctx->node_rank, ctx->node_size,
+                     (long long)b.rcount * p, b.rtype);
         goto fn_exit;
     }
     int nn = ctx->nnodes, me_node = ctx->node_id, c = ctx->node_size;
@@ -78,6 +90,8 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
+    ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, 0, c, (long long)b.rcount * p * c,
+                 b.rtype);
     /* (2) leader exchange: pack for every other node, one message each way per node pair */
     off[0] = 0;
     for (int B = 0; B < nn; B++) {
@@ -105,6 +119,9 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
+    if (nn > 1)
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTER, AC_PART_EXCHANGE, me_node, nn,
+                     (long long)off[nn] * b.rcount, b.rtype);
     /* message from node A: block t = members_A[t mod na] -> mine[t div na] */
     for (int A = 0; A < nn; A++) {
         if (A == me_node) continue;
@@ -118,6 +135,7 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     }
     /* (3) scatter: member d gets row d of o (p blocks in source order) */
     AC_CHECK(ac_a2a_blk_msg(&b, P, &cnt, &mt));
+    ac_hier_mark(&hs);
     for (int m = 1; m < c; m++)
         AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, o, (size_t)m * P), cnt, mt, m, tag, ctx->node_comm,
                             &req[nreq++]));
@@ -125,6 +143,8 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, o, (size_t)j), ac_a2a_rptr(&v, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
+    ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, 0, c, (long long)b.rcount * p * c,
+                 b.rtype);
 fn_exit:
     ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);

@@ -8,9 +8,14 @@
  * Restrictions: none. Memory: p blocks at the root, ppn blocks on leaders.
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); seed 004
  *   (Afsahi 2000) §5.5 gather trees; two-level structure of seed 003 (spec allreduce-trees).
+ * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): the intra-node gather (its tree
+ *   stamped: t1 per child, t2), then the
+ *   leaders' message to the root (the root: from the end of its intra-node gather until every
+ *   region is in; posting and the final copies are local work outside the steps).
  */
 #include <stdlib.h>
 #include "../hier_root.h"
+#include "../hier_stage.h"
 #include "../../sched/tree.h"
 
 int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
@@ -23,21 +28,33 @@ int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     void *nodebase = NULL;
     ac_hier_root_t h = {0};
     ac_tree_t nt = ac_tree_make(AC_TREE_KNOMIAL, 2, ns);
+    ac_hier_steps_t hs;
+    ac_hier_begin(&hs, a, ctx);
     if (me != root) {
         char *nodebuf = NULL;
         if (leader) {
             nodebuf = ac_dt_alloc(a->stype, (size_t)a->scount * (size_t)ns, &nodebase);
             if (!nodebuf) return MPI_ERR_NO_MEM;
         }
-        AC_CHECK(ac_tree_gather(a->sbuf, a->scount, a->stype, nodebuf, a->scount, a->stype, 0,
-                                ctx->node_rank, ctx->node_comm, tag, &nt));
-        if (leader) AC_CHECK(PMPI_Send(nodebuf, a->scount * ns, a->stype, root, tag, a->comm));
+        ac_hier_tree_begin(&hs, ns);
+        err = ac_tree_gather(a->sbuf, a->scount, a->stype, nodebuf, a->scount, a->stype, 0,
+                             ctx->node_rank, ctx->node_comm, tag, &nt);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->scount, a->stype, err);
+        AC_CHECK(err);
+        ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ns,
+                     (long long)a->scount * (leader ? ns : 1), a->stype);
+        if (leader) {
+            AC_CHECK(PMPI_Send(nodebuf, a->scount * ns, a->stype, root, tag, a->comm));
+            ac_hier_step(&hs, a, ctx, AC_HIER_INTER, AC_PART_GATHER, ctx->node_id, ctx->nnodes,
+                         (long long)a->scount * ns, a->stype);
+        }
         goto fn_exit;
     }
     /* Root: the node-ordered buffer, every region but its own node's (when it leads it) from
      * the node's leader. */
     AC_CHECK(ac_hier_root_init(&h, ctx, p, a->rcount, a->rtype));
     AC_CHECK(ac_hier_root_post(&h, ctx, 0, a->comm, tag));
+    ac_hier_mark(&hs);
     const void *own = a->sbuf;
     int oc = a->scount;
     MPI_Datatype ot = a->stype;
@@ -46,9 +63,16 @@ int ac_gather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         oc = a->rcount;
         ot = a->rtype;
     }
-    AC_CHECK(ac_tree_gather(own, oc, ot, leader ? ac_hier_root_at(&h, h.start[ctx->node_id]) : NULL,
-                            a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt));
+    ac_hier_tree_begin(&hs, ns);
+    err = ac_tree_gather(own, oc, ot, leader ? ac_hier_root_at(&h, h.start[ctx->node_id]) : NULL,
+                         a->rcount, a->rtype, 0, ctx->node_rank, ctx->node_comm, tag, &nt);
+    ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, a->rcount, a->rtype, err);
+    AC_CHECK(err);
+    ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ns,
+                 (long long)a->rcount * (leader ? ns : 1), a->rtype);
     AC_CHECK(ac_hier_root_wait(&h));
+    ac_hier_step(&hs, a, ctx, AC_HIER_INTER, AC_PART_GATHER, ctx->node_id, ctx->nnodes,
+                 (long long)a->rcount * (p - (leader ? ns : 0)), a->rtype);
     for (int r = 0; r < p; r++) {
         if (r == me && a->sbuf == MPI_IN_PLACE) continue;
         AC_CHECK(ac_dt_copy(ac_hier_root_at(&h, h.pos[r]), a->rcount, a->rtype,

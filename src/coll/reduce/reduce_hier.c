@@ -8,7 +8,8 @@
  * Reference: seed 000 (Faraj 2006), §4.4 future work (SMP-aware collectives); two-level trees of
  *   seed 003 (Bongo et al.) (spec allreduce-trees, hierarchy).
  * Tracing: the trees of the parts leave stage records labelled intra-node / inter-node
- *   (src/coll/hier_stage.c, seed 003 §4).
+ *   (src/coll/hier_stage.c, seed 003 §4); the hand-off of the result to a non-leader root is an
+ *   intra-node reduce step of its own on the leader and the root.
  */
 #include <stdlib.h>
 #include "../hier_stage.h"
@@ -52,12 +53,16 @@ int ac_reduce_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         res = all_res;
     }
     if (ctx->node_id == rnode) {
-        if (leader && rlocal == 0)
+        ac_hier_steps_t hs;
+        ac_hier_begin(&hs, a, ctx);
+        if (rlocal != 0 && (leader || ctx->node_rank == rlocal)) {
+            if (leader)
+                AC_CHECK(PMPI_Send(res, n, t, rlocal, tag, ctx->node_comm));
+            else
+                AC_CHECK(PMPI_Recv(a->rbuf, n, t, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
+            ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_REDUCE, leader ? 0 : 1, 2, n, t);
+        } else if (leader && rlocal == 0)
             AC_CHECK(ac_dt_copy(res, n, t, a->rbuf, n, t));
-        else if (leader)
-            AC_CHECK(PMPI_Send(res, n, t, rlocal, tag, ctx->node_comm));
-        else if (ctx->node_rank == rlocal)
-            AC_CHECK(PMPI_Recv(a->rbuf, n, t, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
     }
 fn_exit:
     free(b1);
