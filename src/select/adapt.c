@@ -638,8 +638,9 @@ static int call_of_key(const ac_adapt_t *ad, const ac_key_t *k, const ac_arr_cal
 static void arrival_text(const ac_adapt_t *ad, const ac_entry_t *e, char *buf, size_t len) {
     if (!arr_set) {
         snprintf(buf, len, ", arrival not measured%s",
-                 (ac_trace_mask & AC_TRACE_COLL) ? " (communicator freed before MPI_Finalize)"
-                                                 : " (collective tracing off)");
+                 (ac_trace_mask & AC_TRACE_COLL)
+                     ? " (traces not gathered: communicator freed beyond the retained states)"
+                     : " (collective tracing off)");
         return;
     }
     double n[2] = {0, 0}, avg[2] = {0, 0}, worst[2] = {0, 0}, mx[2] = {0, 0}, imb[2] = {0, 0};
@@ -669,8 +670,12 @@ static void arrival_text(const ac_adapt_t *ad, const ac_entry_t *e, char *buf, s
                           m == 0 ? ";" : "");
 }
 
-/* Summary lines and learned rules of one state; frees its entries. Lock held by the caller. */
-static void harvest(ac_adapt_t *ad) {
+/* What harvest does: the summary lines (then frees the entries), the learned rules. */
+enum { HV_LOG = 1, HV_LEARN = 2 };
+
+/* Summary lines and learned rules of one state (parts: HV_*); the lines free its entries. Lock
+ * held by the caller. */
+static void harvest(ac_adapt_t *ad, int parts) {
     for (int h = 0; h < AC_BUCKETS; h++) {
         ac_entry_t *e = ad->bucket[h];
         while (e) {
@@ -680,7 +685,7 @@ static void harvest(ac_adapt_t *ad) {
             char name[128], alt[128] = "-", key[160], at[320] = "";
             ac_inst_format(&e->cand[cur], name, sizeof name);
             if (r >= 0) ac_inst_format(&e->cand[r], alt, sizeof alt);
-            if (ad->rank == 0 && ac_g.set.verbose >= 1) {
+            if ((parts & HV_LOG) && ad->rank == 0 && ac_g.set.verbose >= 1) {
                 key_text(e, key, sizeof key);
                 arrival_text(ad, e, at, sizeof at);
                 if (s->score[cur] < 0) {
@@ -702,18 +707,29 @@ static void harvest(ac_adapt_t *ad) {
                            1e3 * e->book_monitor, at);
                 }
             }
-            if (ac_g.set.table_out[0] && ad->rank == 0 && e->n > 1 && s->stage == AC_STAR_MONITOR) {
+            if ((parts & HV_LEARN) && ac_g.set.table_out[0] && ad->rank == 0 && e->n > 1 &&
+                s->stage == AC_STAR_MONITOR) {
                 unsigned long long lo = e->key.size, hi = e->key.exact ? lo + 1 : (lo ? 2 * lo : 1);
                 if (e->key.coll == AUTOCOLL_ALLTOALLV) lo = 0, hi = 0;
                 ac_learned_add(e->key.coll, ad->env.p, ad->env.nodes, ad->env.ppn, lo, hi, name);
             }
-            ac_star_free(&e->star);
-            free(e);
+            if (parts & HV_LOG) {
+                ac_star_free(&e->star);
+                free(e);
+            }
             e = next;
         }
-        ad->bucket[h] = NULL;
+        if (parts & HV_LOG) ad->bucket[h] = NULL;
     }
 }
+
+/* States of communicators freed while collective tracing is on (AUTOCOLL_VERBOSE): their rules
+ * are learned at the free, their summary lines wait for the arrival patterns gathered at
+ * MPI_Finalize. At most AC_RETIRED of them (the others are summarised at once, "not measured"),
+ * so memory stays bounded. Lock held. */
+enum { AC_RETIRED = 256 };
+static ac_adapt_t *retired;
+static int nretired;
 
 void ac_adapt_ctx_free(ac_ctx_t *ctx) {
     ac_adapt_t *ad = ctx->sel;
@@ -725,7 +741,16 @@ void ac_adapt_ctx_free(ac_ctx_t *ctx) {
             *p = ad->next_live;
             break;
         }
-    harvest(ad);
+    if (ac_g.set.verbose >= 1 && (ac_trace_mask & AC_TRACE_COLL) && !arr_set &&
+        nretired < AC_RETIRED) {
+        harvest(ad, HV_LEARN);
+        ad->next_live = retired;
+        retired = ad;
+        nretired++;
+        ac_unlock();
+        return;
+    }
+    harvest(ad, HV_LOG | HV_LEARN);
     ac_unlock();
     free(ad);
 }
@@ -735,9 +760,16 @@ void ac_adapt_finalize(void) {
     while (live) {
         ac_adapt_t *ad = live;
         live = ad->next_live;
-        harvest(ad);
+        harvest(ad, HV_LOG | HV_LEARN);
         ad->next_live = NULL; /* still owned by its context */
     }
+    while (retired) { /* freed communicators, in reverse order of their frees */
+        ac_adapt_t *ad = retired;
+        retired = ad->next_live;
+        harvest(ad, HV_LOG);
+        free(ad);
+    }
+    nretired = 0;
     free(arr);
     arr = NULL;
     narr = 0;
