@@ -24,7 +24,7 @@
 static int persistent(int me, int p) {
     int right = (me + 1) % p, left = (me + p - 1) % p;
     int s6[2] = {me, me}, r6[2], s7 = me, r7, s8 = me, r8, s9 = me, r9, x = me, y;
-    int bsize = (int)sizeof(int) + MPI_BSEND_OVERHEAD + 64;
+    int bsize = 8 * ((int)sizeof(int) + MPI_BSEND_OVERHEAD);
     void *bbuf = malloc((size_t)bsize);
     MPI_Buffer_attach(bbuf, bsize);
     MPI_Request q[8];
