@@ -362,12 +362,15 @@ static int is_p2p(const ac_trace_rec_t *r) {
 
 /* A send request of spec 2.1, or the start of a persistent send. */
 static int is_send(const ac_trace_rec_t *r) {
-    return ac_trace_is_send(r) || (r->kind == AC_TK_START && !(r->flags & AC_TF_RECV_SIDE));
+    return ac_trace_is_send(r);
 }
 
+/* A receive request, or the start of a persistent receive. */
 static int is_recv(const ac_trace_rec_t *r) {
     if (r->kind == AC_TK_RECV || r->kind == AC_TK_IRECV) return 1;
-    return r->kind == AC_TK_START && (r->flags & AC_TF_RECV_SIDE);
+    return (r->kind == AC_TK_START || r->kind == AC_TK_STARTALL) &&
+           (r->flags & (AC_TF_PERSISTENT | AC_TF_RECV_SIDE)) ==
+               (AC_TF_PERSISTENT | AC_TF_RECV_SIDE);
 }
 
 /* A process's stream: identifiers, sites, sizes and, on the send side, the pure inter-send
@@ -675,7 +678,8 @@ static int report_traffic(const run_t *run, const char *mapdir) {
     printf("## Traffic characterisation\n\n"
            "Seed 004 Ch. 2-4, 6, spec predictors-latency.md §2.4: per process, min / avg / max "
            "over processes. Requests are those of the predictor streams (sends with a <dest, "
-           "comm> identifier, MPI_Recv and MPI_Irecv with a 6-tuple); pure inter-send times as "
+           "comm> identifier, MPI_Recv and MPI_Irecv with a 6-tuple, starts of persistent "
+           "requests); pure inter-send times as "
            "in the reconfiguration table (spec 2.3, wrapper overheads subtracted); "
            "communication/computation ratio = sum of the wrapped calls' durations / sum of the "
            "pure inter-send times.\n\n"

@@ -701,9 +701,9 @@ AC_EXPORT int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_R
 }
 
 /* Persistent receives are MPI's own requests and cannot be served from the queue: the
- * communicator stops speculating when one is created (hazard 7, docs/prepost.md). */
-AC_EXPORT int MPI_Recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c,
-                            MPI_Request *q) {
+ * communicator stops speculating when one is created (hazard 7, docs/prepost.md). The entry
+ * point MPI_Recv_init is in trace_p2p.c, which traces it and calls this. */
+int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q) {
     pp_comm *pc;
     if (AC_PP_ON() && ready() && c != MPI_COMM_NULL && (pc = comm_get(c))) {
         nospec(pc, NS_PERSIST);

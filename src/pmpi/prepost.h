@@ -21,6 +21,7 @@ int ac_pp_sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, i
                            MPI_Comm c, MPI_Status *st);
 int ac_pp_probe(int src, int tag, MPI_Comm c, MPI_Status *st);
 int ac_pp_iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st);
+int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
 /* A synchronous send by this process on c (MPI_Ssend, MPI_Issend): c stops speculating. */
 void ac_pp_ssend(MPI_Comm c);
 /* Before PMPI_Comm_free: outstanding pre-posted receives on c are cancelled, its state freed. */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pmpi.h"
+#include "../select/adapt.h"
 #include "../select/netmeasure.h"
 #include "../trace/trace.h"
 
@@ -174,7 +175,10 @@ static ac_arr_sample_t *local_samples(size_t *n) {
                                .site = hs[0],
                                .inst = hs[1],
                                .t_in = ac_trace_clock_correct(clk, r->t_in),
-                               .t_out = ac_trace_clock_correct(clk, r->t_out)};
+                               .t_out = ac_trace_clock_correct(clk, r->t_out),
+                               .root = r->root,
+                               .src = r->src,
+                               .flags = r->flags};
     }
     free(h);
     return s;
@@ -191,12 +195,12 @@ static void label(uint64_t h, char *buf, size_t len) {
     snprintf(buf, len, "%s", h ? "?" : "");
 }
 
-/* Every rank's samples grouped on rank 0 (collective over MPI_COMM_WORLD; tracing on and
- * agreed). On rank 0 *g and *ng hold the groups (0: done, -1: out of memory somewhere). */
-/* window < 0: no phases; otherwise the window of ac_arrival_groups_windows. */
-static int gather_groups(ac_arr_group_t **g, size_t *ng, int window) {
-    *g = NULL;
-    *ng = 0;
+/* Every rank's samples on rank 0 (collective over MPI_COMM_WORLD; tracing on and agreed): on
+ * rank 0 *every holds *total of them (free). Returns 0 on every rank, or -1 on every rank
+ * (out of memory somewhere). */
+static int gather_samples(ac_arr_sample_t **every_out, size_t *total_out) {
+    *every_out = NULL;
+    *total_out = 0;
     int me = ac_g.world_rank, p = 1;
     PMPI_Comm_size(MPI_COMM_WORLD, &p);
     size_t n = 0;
@@ -223,17 +227,66 @@ static int gather_groups(ac_arr_group_t **g, size_t *ng, int window) {
         if (ok) PMPI_Gatherv(mine, bytes, MPI_BYTE, every, cnt, dis, MPI_BYTE, 0, MPI_COMM_WORLD);
         all = ok;
     }
-    int rc = all ? 0 : -1;
-    if (all && me == 0 &&
+    free(mine);
+    free(cnt);
+    free(dis);
+    if (!all) {
+        free(every);
+        return -1;
+    }
+    *every_out = every;
+    *total_out = total;
+    return 0;
+}
+
+/* Every rank's samples grouped on rank 0 (collective over MPI_COMM_WORLD; tracing on and
+ * agreed). On rank 0 *g and *ng hold the groups (0: done, -1: out of memory somewhere).
+ * window < 0: no phases; otherwise the window of ac_arrival_groups_windows. */
+static int gather_groups(ac_arr_group_t **g, size_t *ng, int window) {
+    *g = NULL;
+    *ng = 0;
+    ac_arr_sample_t *every = NULL;
+    size_t total = 0;
+    int rc = gather_samples(&every, &total);
+    if (rc == 0 && ac_g.world_rank == 0 &&
         (window < 0
              ? ac_arrival_groups(every, total, net_alpha, net_beta, g, ng)
              : ac_arrival_groups_windows(every, total, net_alpha, net_beta, window, g, ng)) != 0)
         rc = -1;
-    free(mine);
     free(every);
-    free(cnt);
-    free(dis);
     return rc;
+}
+
+static int chosen_by_engine(int src) {
+    return src == AC_SRC_ADAPTIVE || src == AC_SRC_PROBE;
+}
+
+/* The adaptive engine's share of the samples (collective over MPI_COMM_WORLD; rank 0 holds
+ * every sample): the statistics of each complete invocation it chose, computed on rank 0 and
+ * broadcast (40 bytes per call), handed to the engine for its summary (ac_adapt_arrivals). A
+ * failure anywhere leaves the engine's lines without the arrival part. */
+static void engine_arrivals(ac_arr_sample_t *every, size_t total) {
+    ac_arr_callstat_t *c = NULL;
+    size_t n = 0;
+    long long m = -1;
+    if (ac_g.world_rank == 0 &&
+        ac_arrival_calls(every, total, net_alpha, net_beta, chosen_by_engine, &c, &n) == 0 &&
+        n * sizeof *c <= (size_t)INT32_MAX)
+        m = (long long)n;
+    PMPI_Bcast(&m, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    if (m < 0) {
+        free(c);
+        return;
+    }
+    int ok = 1, all = 0;
+    if (ac_g.world_rank != 0) ok = (c = malloc(m ? (size_t)m * sizeof *c : 1)) != NULL;
+    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        free(c);
+        return;
+    }
+    if (m) PMPI_Bcast(c, (int)((size_t)m * sizeof *c), MPI_BYTE, 0, MPI_COMM_WORLD);
+    ac_adapt_arrivals(c, (size_t)m);
 }
 
 /* The phases of each group with two windows or more (docs/tracing.md): one line per group, one
@@ -273,7 +326,15 @@ static void phases_summary(const ac_arr_group_t *g, size_t ng) {
 static void summary(void) {
     ac_arr_group_t *g = NULL;
     size_t ng = 0;
-    if (gather_groups(&g, &ng, 0) != 0) {
+    ac_arr_sample_t *every = NULL;
+    size_t total = 0;
+    int rc = gather_samples(&every, &total); /* the same on every rank */
+    if (rc == 0) engine_arrivals(every, total);
+    if (rc == 0 && ac_g.world_rank == 0 &&
+        ac_arrival_groups_windows(every, total, net_alpha, net_beta, 0, &g, &ng) != 0)
+        rc = -1;
+    free(every);
+    if (rc != 0) {
         if (ac_g.world_rank == 0) ac_log("arrival patterns: out of memory, no summary");
         return;
     }

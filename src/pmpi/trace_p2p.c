@@ -7,10 +7,15 @@
  * half of MPI_Sendrecv and MPI_Sendrecv_replace (one record per call, peer = dest, ident = the
  * send identifier). Receive requests: MPI_Recv and MPI_Irecv at the time they are posted (ident
  * = the receive identifier; wildcards flagged). Sendrecv_replace is flagged
- * AC_TF_REPLACE_RECV (its receive is excluded from receive prediction, seed 004 §6.4). Waits,
- * tests, probes, persistent starts: recorded for their duration (subtracted from the pure
- * inter-send time, §2.3); a wait or test that completes traced MPI_Irecv requests adds one
- * AC_TK_RECV_DONE record per such request after its own.
+ * AC_TF_REPLACE_RECV (its receive is excluded from receive prediction, seed 004 §6.4).
+ * Persistent requests (MPI_Send_init, Bsend_init, Ssend_init, Rsend_init, Recv_init): each
+ * start (MPI_Start, one record per request of MPI_Startall) is a send or a receive event with
+ * the request's arguments and identifier, flagged AC_TF_PERSISTENT (and AC_TF_RECV_SIDE for a
+ * receive); the request's bookkeeping (a hash table by handle, O(1) per start) lives until
+ * MPI_Request_free, since a persistent request outlives its completions. Waits, tests, probes:
+ * recorded for their duration (subtracted from the pure inter-send time, §2.3); a wait or test
+ * that completes traced MPI_Irecv requests adds one AC_TK_RECV_DONE record per such request
+ * after its own.
  *
  * Identifiers (§2.2): send <dest, comm> and receive <source, tag, count, datatype, buf, comm>,
  * interned in first-seen order (src/trace/trace_intern.c), each handle mixed with its
@@ -52,9 +57,9 @@
  * prepost.c counterpart instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it
  * first.
  *
- * Not done: persistent requests are recorded as durations only (no identifier, the start is
- * not classified as a send or a receive, so it cannot be paired); MPI_Mrecv/Imrecv are not
- * recorded as receives; the Fortran bindings are not wrapped.
+ * Not done: starts of persistent receives have no completion record, so the early-arrival
+ * analysis counts persistent starts without pairing them; MPI_Mrecv/Imrecv are not recorded as
+ * receives; the Fortran bindings are not wrapped.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -354,6 +359,142 @@ static void irecv_posted(const ac_trace_rec_t *r, int err, const MPI_Request *q)
     pthread_mutex_lock(&mtx);
     pput(&e);
     pthread_mutex_unlock(&mtx);
+}
+
+/* ---------------------------------------------------------------- persistent requests */
+
+/* A persistent request made by a traced MPI_*_init call, by handle value: what its starts
+ * record. The identifier's key is taken when the request is made (the communicator and datatype
+ * handles with their generations then: a datatype freed after MPI_Send_init leaves the request
+ * valid, and its size is not asked again), and interned at each start, so identifiers stay in
+ * first-seen order of the events. Kept until MPI_Request_free: a persistent request stays valid
+ * after it completes, so the wait and test wrappers never see it go (and never look it up: its
+ * completions are not receive completions of the pairing, docs/tracing.md). */
+typedef struct {
+    uint64_t req; /* handle value */
+    uint64_t key[8];
+    uint64_t bytes;
+    uint32_t comm; /* dense id of the communicator, UINT32_MAX none */
+    int peer, tag, count, nkey, used;
+    uint8_t flags; /* AC_TF_PERSISTENT, AC_TF_RECV_SIDE, AC_TF_WILDCARD */
+} pers_t;
+
+static pers_t *ps;
+static size_t scap, sn;
+
+static size_t sslot(uint64_t req) {
+    return (size_t)(kmix(req, 0x50) & (scap - 1));
+}
+
+static pers_t *sfind(uint64_t req) {
+    if (!sn) return NULL;
+    for (size_t i = sslot(req);; i = (i + 1) & (scap - 1)) {
+        if (!ps[i].used) return NULL;
+        if (ps[i].req == req) return &ps[i];
+    }
+}
+
+static void sdel(pers_t *e) {
+    size_t i = (size_t)(e - ps);
+    ps[i].used = 0;
+    sn--;
+    for (size_t j = (i + 1) & (scap - 1); ps[j].used; j = (j + 1) & (scap - 1)) {
+        pers_t x = ps[j];
+        ps[j].used = 0;
+        size_t k = sslot(x.req);
+        while (ps[k].used)
+            k = (k + 1) & (scap - 1);
+        ps[k] = x;
+    }
+}
+
+static int sput(const pers_t *e) {
+    pers_t *old = sfind(e->req);
+    if (old) sdel(old); /* a handle value seen again: the old request is gone */
+    if (2 * (sn + 1) > scap) {
+        size_t nc = scap ? 2 * scap : 64;
+        pers_t *nv = calloc(nc, sizeof *nv), *ov = ps;
+        if (!nv) return -1;
+        size_t oc = scap;
+        ps = nv;
+        scap = nc;
+        sn = 0;
+        for (size_t i = 0; i < oc; i++)
+            if (ov[i].used) sput(&ov[i]);
+        free(ov);
+    }
+    size_t i = sslot(e->req);
+    while (ps[i].used)
+        i = (i + 1) & (scap - 1);
+    ps[i] = *e;
+    ps[i].used = 1;
+    sn++;
+    return 0;
+}
+
+/* A traced MPI_*_init call made the request *q (recv: a receive, else a send). */
+static int persist_made(int err, const MPI_Request *q, int recv, const void *buf, int count,
+                        MPI_Datatype t, int peer, int tag, MPI_Comm comm) {
+    if (err != MPI_SUCCESS || !q || *q == MPI_REQUEST_NULL) return err;
+    pers_t e = {.req = HANDLE(*q), .peer = peer, .tag = tag, .count = count};
+    e.flags = AC_TF_PERSISTENT;
+    if (t != MPI_DATATYPE_NULL && count > 0) {
+        int sz = 0;
+        PMPI_Type_size(t, &sz);
+        e.bytes = (uint64_t)sz * (uint64_t)count;
+    }
+    pthread_mutex_lock(&mtx);
+    uint64_t c = HANDLE(comm), d = HANDLE(t), cg = ac_intern_gen(&gens, c);
+    if (recv) {
+        uint64_t k[8] = {(uint64_t)(int64_t)peer,
+                         (uint64_t)(int64_t)tag,
+                         (uint64_t)(int64_t)count,
+                         d,
+                         (uint64_t)(uintptr_t)buf,
+                         c,
+                         cg,
+                         ac_intern_gen(&gens, d)};
+        memcpy(e.key, k, sizeof k);
+        e.nkey = 8;
+        e.flags |= AC_TF_RECV_SIDE;
+        if (peer == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) e.flags |= AC_TF_WILDCARD;
+    } else {
+        uint64_t k[3] = {(uint64_t)(int64_t)peer, c, cg};
+        memcpy(e.key, k, sizeof k);
+        e.nkey = 3;
+    }
+    e.comm = UINT32_MAX;
+    cinfo_t *x = comm != MPI_COMM_NULL ? cinfo(comm, &e.comm) : NULL;
+    if (x && !x->tried) translate(x, comm);
+    pend_t *old = pfind(e.req); /* a stale MPI_Irecv entry of a recycled handle value */
+    if (old) pdel(old);
+    sput(&e);
+    pthread_mutex_unlock(&mtx);
+    return err;
+}
+
+/* The record of one start of q (kind AC_TK_START or AC_TK_STARTALL): a send or a receive event
+ * with the request's arguments and identifier when q is a traced persistent request, else a
+ * duration only. Lock held. */
+static void begin_start(ac_trace_rec_t *r, int kind, MPI_Request q, const void *site) {
+    pers_t *e = q != MPI_REQUEST_NULL ? sfind(HANDLE(q)) : NULL;
+    begin(r, kind, AC_TRACE_NONE, AC_TRACE_NONE, 0, MPI_DATATYPE_NULL, MPI_COMM_NULL, site);
+    if (!e) {
+        r->count = AC_TRACE_NONE;
+        return;
+    }
+    r->peer = e->peer;
+    r->tag = e->tag;
+    r->count = e->count;
+    r->bytes = e->bytes;
+    r->flags |= e->flags;
+    r->ident = ac_intern(e->flags & AC_TF_RECV_SIDE ? &ids_recv : &ids_send, e->key, e->nkey);
+    if (e->comm < ncis) {
+        const cinfo_t *x = &cis[e->comm];
+        r->comm = e->comm;
+        r->seq = x->key;
+        r->root = world_of(x, e->peer);
+    }
 }
 
 /* After a wait or test over n requests whose handles before the call were saved[0..n-1]:
@@ -656,11 +797,90 @@ AC_EXPORT int MPI_Iprobe(int src, int tag, MPI_Comm c, int *f, MPI_Status *s) {
     TRACE_OTHER(AC_TK_IPROBE, PP(ac_pp_iprobe(src, tag, c, f, s), PMPI_Iprobe(src, tag, c, f, s)),
                 NULL);
 }
-AC_EXPORT int MPI_Start(MPI_Request *q) {
-    TRACE_OTHER(AC_TK_START, PMPI_Start(q), NULL);
+
+/* Persistent requests: the MPI_*_init calls are not recorded (local, no communication); each
+ * start is a send or receive event of spec 2.1 with the request's arguments. */
+#define TRACE_INIT(call, recv, b, n, t, peer, tag, c, q)                                           \
+    do {                                                                                           \
+        if (!on()) return call;                                                                    \
+        return persist_made(call, q, recv, b, n, t, peer, tag, c);                                 \
+    } while (0)
+
+AC_EXPORT int MPI_Send_init(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                            MPI_Request *q) {
+    TRACE_INIT(PMPI_Send_init(b, n, t, dest, tag, c, q), 0, b, n, t, dest, tag, c, q);
 }
+AC_EXPORT int MPI_Bsend_init(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                             MPI_Request *q) {
+    TRACE_INIT(PMPI_Bsend_init(b, n, t, dest, tag, c, q), 0, b, n, t, dest, tag, c, q);
+}
+AC_EXPORT int MPI_Ssend_init(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                             MPI_Request *q) {
+    TRACE_INIT(PMPI_Ssend_init(b, n, t, dest, tag, c, q), 0, b, n, t, dest, tag, c, q);
+}
+AC_EXPORT int MPI_Rsend_init(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
+                             MPI_Request *q) {
+    TRACE_INIT(PMPI_Rsend_init(b, n, t, dest, tag, c, q), 0, b, n, t, dest, tag, c, q);
+}
+/* Pre-posting stops on the communicator of a persistent receive (prepost.c). */
+AC_EXPORT int MPI_Recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c,
+                            MPI_Request *q) {
+    TRACE_INIT(
+        PP(ac_pp_recv_init(b, n, t, src, tag, c, q), PMPI_Recv_init(b, n, t, src, tag, c, q)), 1, b,
+        n, t, src, tag, c, q);
+}
+
+AC_EXPORT int MPI_Start(MPI_Request *q) {
+    if (!on()) return PMPI_Start(q);
+    ac_trace_rec_t r;
+    pthread_mutex_lock(&mtx);
+    begin_start(&r, AC_TK_START, q ? *q : MPI_REQUEST_NULL, SITE);
+    pthread_mutex_unlock(&mtx);
+    int64_t t_in = ac_trace_now();
+    return end(&r, t_in, PMPI_Start(q), NULL, UINT32_MAX);
+}
+
+/* One record per request, in array order, each with 1/n of the call's time (the records tile
+ * [t_in, t_out], so the durations subtracted from the pure inter-send times add up to the
+ * call's); one duration-only record when n < 1 or out of memory. */
 AC_EXPORT int MPI_Startall(int n, MPI_Request q[]) {
-    TRACE_OTHER(AC_TK_STARTALL, PMPI_Startall(n, q), NULL);
+    if (!on()) return PMPI_Startall(n, q);
+    ac_trace_rec_t one[NSTACK],
+        *r = n <= NSTACK ? one : malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
+    if (!r || n < 1 || !q) {
+        free(r != one ? r : NULL);
+        TRACE_OTHER(AC_TK_STARTALL, PMPI_Startall(n, q), NULL);
+    }
+    pthread_mutex_lock(&mtx);
+    for (int i = 0; i < n; i++)
+        begin_start(&r[i], AC_TK_STARTALL, q[i], SITE);
+    pthread_mutex_unlock(&mtx);
+    int64_t t_in = ac_trace_now();
+    int err = PMPI_Startall(n, q);
+    int64_t t_out = ac_trace_now(), d = t_out - t_in;
+    for (int i = 0; i < n; i++) {
+        r[i].t_in = t_in + d * i / n;
+        r[i].t_out = t_in + d * (i + 1) / n;
+        if (err != MPI_SUCCESS) r[i].flags |= AC_TF_ERROR;
+        ac_trace_record(&r[i]);
+    }
+    if (r != one) free(r);
+    return err;
+}
+
+/* The bookkeeping of a persistent request (or of an MPI_Irecv freed before it completed) goes
+ * with it. Not recorded. */
+AC_EXPORT int MPI_Request_free(MPI_Request *q) {
+    if (on() && q && *q != MPI_REQUEST_NULL) {
+        pthread_mutex_lock(&mtx);
+        uint64_t h = HANDLE(*q);
+        pers_t *e = sfind(h);
+        if (e) sdel(e);
+        pend_t *x = pfind(h);
+        if (x) pdel(x);
+        pthread_mutex_unlock(&mtx);
+    }
+    return PMPI_Request_free(q);
 }
 
 /* Handle generations (§2.2): a freed handle value that comes back is a new object. */
@@ -905,6 +1125,9 @@ void ac_trace_p2p_free(void) {
     free(pt);
     pt = NULL;
     pcap = pn = 0;
+    free(ps);
+    ps = NULL;
+    scap = sn = 0;
     int fin = 0;
     PMPI_Finalized(&fin);
     if (wgrp != MPI_GROUP_NULL && !fin) PMPI_Group_free(&wgrp);

@@ -44,6 +44,7 @@
 #include "learned.h"
 #include "netmeasure.h"
 #include "star.h"
+#include "../trace/trace.h"
 
 enum { AC_BUCKETS = 128, AC_MAX_KEYS = 1024, AC_MAX_EXACT = 64 };
 
@@ -598,23 +599,99 @@ AC_EXPORT int autocoll_adaptive_info(MPI_Comm comm, int coll, unsigned long long
 
 /* ---------------------------------------------------------------- summary and persistence */
 
-/* Summary lines and learned rules of one state; frees its entries. Lock held by the caller. */
-static void harvest(ac_adapt_t *ad) {
+/* Arrival patterns of the traced calls (ac_adapt_arrivals; issue 20, spec star-stage-ethernet.md
+ * §6.1): every complete invocation of the run that the engine chose, given at MPI_Finalize
+ * before the summary when collective tracing is on. arr_set: given (even if none). */
+static ac_arr_callstat_t *arr;
+static size_t narr;
+static int arr_set;
+
+void ac_adapt_arrivals(ac_arr_callstat_t *calls, size_t n) {
+    ac_lock();
+    free(arr);
+    arr = calls;
+    narr = n;
+    arr_set = 1;
+    ac_unlock();
+}
+
+/* 1 when invocation c is a call of key k of state ad: the same communicator (its rank 0 is this
+ * process), collective, root, in-place flag and size (exact, or in the class and not one of the
+ * exact sizes; alltoallv: any). The operation and the call site are not in the records: keys
+ * that differ only by them share their calls. */
+static int call_of_key(const ac_adapt_t *ad, const ac_key_t *k, const ac_arr_callstat_t *c) {
+    if (c->leader != ac_g.world_rank || c->comm != (uint32_t)ad->id || c->kind != k->coll) return 0;
+    if (ac_coll_rooted(k->coll) ? c->root != k->root
+                                : ((c->flags & AC_TF_INPLACE) != 0) != (k->inplace != 0))
+        return 0;
+    if (k->coll == AUTOCOLL_ALLTOALLV) return 1;
+    if (k->exact) return c->bytes == k->size;
+    if (ac_size_class((size_t)c->bytes) != k->size) return 0;
+    for (int i = 0; i < ad->nexact[k->coll]; i++)
+        if (ad->exact[k->coll][i] == c->bytes) return 0;
+    return 1;
+}
+
+/* ", arrival ..." of key e for its summary line: the means of the average- and worst-case
+ * imbalance factors over the calls it measured in (probe calls) and over all its calls, the
+ * largest worst-case factor and the mean worst-case imbalance time. O(calls). */
+static void arrival_text(const ac_adapt_t *ad, const ac_entry_t *e, char *buf, size_t len) {
+    if (!arr_set) {
+        snprintf(buf, len, ", arrival not measured%s",
+                 (ac_trace_mask & AC_TRACE_COLL)
+                     ? " (traces not gathered: communicator freed beyond the retained states)"
+                     : " (collective tracing off)");
+        return;
+    }
+    double n[2] = {0, 0}, avg[2] = {0, 0}, worst[2] = {0, 0}, mx[2] = {0, 0}, imb[2] = {0, 0};
+    for (size_t i = 0; i < narr; i++) {
+        const ac_arr_callstat_t *c = &arr[i];
+        if (!call_of_key(ad, &e->key, c)) continue;
+        for (int m = c->src == AC_SRC_PROBE ? 0 : 1; m < 2; m++) {
+            n[m]++;
+            avg[m] += c->avg_factor;
+            worst[m] += c->worst_factor;
+            imb[m] += c->worst_imb;
+            if (c->worst_factor > mx[m]) mx[m] = c->worst_factor;
+        }
+    }
+    if (!n[1]) {
+        snprintf(buf, len, ", arrival: no complete traced call");
+        return;
+    }
+    int k = snprintf(buf, len, ", arrival");
+    const char *what[2] = {"measuring", "all"};
+    for (int m = 0; m < 2 && k >= 0 && (size_t)k < len; m++)
+        if (n[m])
+            k += snprintf(buf + k, len - (size_t)k,
+                          " %s %.0f calls avg_factor %.2f worst_factor %.2f max %.2f "
+                          "worst_imb %.2f us%s",
+                          what[m], n[m], avg[m] / n[m], worst[m] / n[m], mx[m], 1e6 * imb[m] / n[m],
+                          m == 0 ? ";" : "");
+}
+
+/* What harvest does: the summary lines (then frees the entries), the learned rules. */
+enum { HV_LOG = 1, HV_LEARN = 2 };
+
+/* Summary lines and learned rules of one state (parts: HV_*); the lines free its entries. Lock
+ * held by the caller. */
+static void harvest(ac_adapt_t *ad, int parts) {
     for (int h = 0; h < AC_BUCKETS; h++) {
         ac_entry_t *e = ad->bucket[h];
         while (e) {
             ac_entry_t *next = e->next;
             const ac_star_t *s = &e->star;
             int cur = s->cur, r = ac_star_runner_up(s, cur);
-            char name[128], alt[128] = "-", key[160];
+            char name[128], alt[128] = "-", key[160], at[320] = "";
             ac_inst_format(&e->cand[cur], name, sizeof name);
             if (r >= 0) ac_inst_format(&e->cand[r], alt, sizeof alt);
-            if (ad->rank == 0 && ac_g.set.verbose >= 1) {
+            if ((parts & HV_LOG) && ad->rank == 0 && ac_g.set.verbose >= 1) {
                 key_text(e, key, sizeof key);
+                arrival_text(ad, e, at, sizeof at);
                 if (s->score[cur] < 0) {
                     ac_log("adaptive comm %ld %s: calls %ld, all spent probing (%d candidates "
-                           "of %d, %d pruned)",
-                           ad->id, key, s->calls, e->n, e->considered, e->considered - e->n);
+                           "of %d, %d pruned)%s",
+                           ad->id, key, s->calls, e->n, e->considered, e->considered - e->n, at);
                 } else {
                     /* STAR's overheads: probing worse algorithms (probe time above the chosen
                      * one's score), bookkeeping while measuring, bookkeeping while monitoring. */
@@ -622,26 +699,37 @@ static void harvest(ac_adapt_t *ad) {
                     ac_log("adaptive comm %ld %s: calls %ld, probing %ld (%d candidates of %d, "
                            "%d pruned), chose %s %.2f us, runner-up %s %.2f us, switches %ld, "
                            "overhead probing-worse %.3f ms, bookkeeping %.3f ms, monitoring "
-                           "%.3f ms",
+                           "%.3f ms%s",
                            ad->id, key, s->calls, s->probe_calls, e->n, e->considered,
                            e->considered - e->n, name, 1e6 * s->score[cur], alt,
                            r >= 0 ? 1e6 * s->score[r] : 0.0, s->switches,
                            1e3 * (worse > 0 ? worse : 0), 1e3 * e->book_measure,
-                           1e3 * e->book_monitor);
+                           1e3 * e->book_monitor, at);
                 }
             }
-            if (ac_g.set.table_out[0] && ad->rank == 0 && e->n > 1 && s->stage == AC_STAR_MONITOR) {
+            if ((parts & HV_LEARN) && ac_g.set.table_out[0] && ad->rank == 0 && e->n > 1 &&
+                s->stage == AC_STAR_MONITOR) {
                 unsigned long long lo = e->key.size, hi = e->key.exact ? lo + 1 : (lo ? 2 * lo : 1);
                 if (e->key.coll == AUTOCOLL_ALLTOALLV) lo = 0, hi = 0;
                 ac_learned_add(e->key.coll, ad->env.p, ad->env.nodes, ad->env.ppn, lo, hi, name);
             }
-            ac_star_free(&e->star);
-            free(e);
+            if (parts & HV_LOG) {
+                ac_star_free(&e->star);
+                free(e);
+            }
             e = next;
         }
-        ad->bucket[h] = NULL;
+        if (parts & HV_LOG) ad->bucket[h] = NULL;
     }
 }
+
+/* States of communicators freed while collective tracing is on (AUTOCOLL_VERBOSE): their rules
+ * are learned at the free, their summary lines wait for the arrival patterns gathered at
+ * MPI_Finalize. At most AC_RETIRED of them (the others are summarised at once, "not measured"),
+ * so memory stays bounded. Lock held. */
+enum { AC_RETIRED = 256 };
+static ac_adapt_t *retired;
+static int nretired;
 
 void ac_adapt_ctx_free(ac_ctx_t *ctx) {
     ac_adapt_t *ad = ctx->sel;
@@ -653,7 +741,16 @@ void ac_adapt_ctx_free(ac_ctx_t *ctx) {
             *p = ad->next_live;
             break;
         }
-    harvest(ad);
+    if (ac_g.set.verbose >= 1 && (ac_trace_mask & AC_TRACE_COLL) && !arr_set &&
+        nretired < AC_RETIRED) {
+        harvest(ad, HV_LEARN);
+        ad->next_live = retired;
+        retired = ad;
+        nretired++;
+        ac_unlock();
+        return;
+    }
+    harvest(ad, HV_LOG | HV_LEARN);
     ac_unlock();
     free(ad);
 }
@@ -663,9 +760,20 @@ void ac_adapt_finalize(void) {
     while (live) {
         ac_adapt_t *ad = live;
         live = ad->next_live;
-        harvest(ad);
+        harvest(ad, HV_LOG | HV_LEARN);
         ad->next_live = NULL; /* still owned by its context */
     }
+    while (retired) { /* freed communicators, in reverse order of their frees */
+        ac_adapt_t *ad = retired;
+        retired = ad->next_live;
+        harvest(ad, HV_LOG);
+        free(ad);
+    }
+    nretired = 0;
+    free(arr);
+    arr = NULL;
+    narr = 0;
+    arr_set = 0;
     ac_unlock();
     /* Collective over MPI_COMM_WORLD when AUTOCOLL_TABLE_OUT is set (the same everywhere). */
     ac_learned_write(ac_g.set.table_out, ac_sel.table);

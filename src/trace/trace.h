@@ -469,6 +469,8 @@ typedef struct {
     uint64_t bytes;      /* selection size */
     uint64_t site, inst; /* hashes of the call-site and instance strings (0 none) */
     int64_t t_in, t_out; /* ns on rank 0's clock */
+    int32_t root;        /* record root (AC_TRACE_NONE: not rooted) */
+    uint8_t src, flags;  /* record decision source and flags (AC_TF_INPLACE) */
 } ac_arr_sample_t;
 
 /* Statistics of one (communicator, collective, call site of the communicator's rank 0). */
@@ -531,6 +533,21 @@ int ac_arrival_groups_windows(ac_arr_sample_t *s, size_t n, double alpha, double
  * ac_arrival_groups_windows, in call order, into worst[] and avg[] (room for g->ncs each; either
  * may be NULL). Returns the number of calls (0 for a group made by ac_arrival_groups). */
 size_t ac_arrival_group_factors(const ac_arr_group_t *g, double *worst, double *avg);
+/* One complete invocation (the sample of the communicator's rank 0 names it): for the adaptive
+ * engine's summary, which finds the calls of each of its keys among these. */
+typedef struct {
+    int32_t leader, root;
+    uint32_t comm;
+    int16_t kind;
+    uint8_t src, flags;
+    uint64_t bytes;
+    double worst_imb, avg_factor, worst_factor;
+} ac_arr_callstat_t;
+/* The statistics of every complete invocation of the samples (sorted in place), in (leader,
+ * comm, call number) order; keep(src) chooses them by the decision source of the communicator's
+ * rank 0 (NULL: all). *out is allocated (free). Returns 0, or -1 on bad input or out of memory. */
+int ac_arrival_calls(ac_arr_sample_t *s, size_t n, double alpha, double beta, int (*keep)(int src),
+                     ac_arr_callstat_t **out, size_t *nout);
 /* The collective records of a trace file as samples (clock offsets applied); out has room for
  * t->nrec. Returns the number written. */
 size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *out);
@@ -699,7 +716,8 @@ int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, i
 
 #include "predict.h"
 
-/* 1 for a send request of spec 2.1 (MPI_Send .. MPI_Irsend, MPI_Sendrecv(_replace)). */
+/* 1 for a send request of spec 2.1 (MPI_Send .. MPI_Irsend, MPI_Sendrecv(_replace), the start of
+ * a persistent send request). */
 int ac_trace_is_send(const ac_trace_rec_t *r);
 
 /* Pure inter-send computation times of spec 2.3 (src/trace/trace_pairs.c) of one process's

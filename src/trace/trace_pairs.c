@@ -34,6 +34,8 @@
 #include "predict.h"
 
 int ac_trace_is_send(const ac_trace_rec_t *r) {
+    if (r->kind == AC_TK_START || r->kind == AC_TK_STARTALL)
+        return (r->flags & (AC_TF_PERSISTENT | AC_TF_RECV_SIDE)) == AC_TF_PERSISTENT;
     return (r->kind >= AC_TK_SEND && r->kind <= AC_TK_IRSEND) || r->kind == AC_TK_SENDRECV ||
            r->kind == AC_TK_SENDRECV_REPLACE;
 }

@@ -101,6 +101,32 @@ void ac_arrival_groups_free(ac_arr_group_t *g, size_t ng) {
     free(g);
 }
 
+/* The end of the invocation that starts at s[i] (samples sorted by cmp_sample). */
+static size_t invocation_end(const ac_arr_sample_t *s, size_t n, size_t i) {
+    size_t j = i + 1;
+    while (j < n && s[j].leader == s[i].leader && s[j].comm == s[i].comm && s[j].seq == s[i].seq)
+        j++;
+    return j;
+}
+
+/* 1 when s[i..j) holds one sample of every rank of the communicator, in rank order. */
+static int invocation_complete(const ac_arr_sample_t *s, size_t i, size_t j) {
+    int p = s[i].csize, complete = p >= 1 && (size_t)p == j - i;
+    for (size_t k = i; complete && k < j; k++)
+        complete = s[k].crank == (int)(k - i) && s[k].csize == p && s[k].kind == s[i].kind;
+    return complete;
+}
+
+/* Statistics of the complete invocation s[i..j) (a, f: room for its size). */
+static int invocation_stats(const ac_arr_sample_t *s, size_t i, size_t j, double alpha, double beta,
+                            double *a, double *f, ac_arrival_t *st) {
+    for (size_t k = i; k < j; k++) {
+        a[k - i] = (double)(s[k].t_in - s[i].t_in) * 1e-9; /* relative: exact in double */
+        f[k - i] = (double)(s[k].t_out - s[i].t_in) * 1e-9;
+    }
+    return ac_arrival_stats(a, f, (int)(j - i), alpha + beta * (double)s[i].bytes, st);
+}
+
 static int groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, int phases,
                   ac_arr_group_t **out, size_t *nout) {
     *out = NULL;
@@ -114,14 +140,9 @@ static int groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, int p
     double *a = malloc((maxp ? maxp : 1) * sizeof *a), *f = malloc((maxp ? maxp : 1) * sizeof *f);
     if (!a || !f) goto fail;
     for (size_t i = 0, j; i < n; i = j) {
-        for (j = i + 1;
-             j < n && s[j].leader == s[i].leader && s[j].comm == s[i].comm && s[j].seq == s[i].seq;
-             j++)
-            ;
+        j = invocation_end(s, n, i);
         const ac_arr_sample_t *r0 = &s[i];
-        int p = r0->csize, complete = p >= 1 && (size_t)p == j - i;
-        for (size_t k = i; complete && k < j; k++)
-            complete = s[k].crank == (int)(k - i) && s[k].csize == p && s[k].kind == r0->kind;
+        int p = r0->csize, complete = invocation_complete(s, i, j);
         if (r0->crank != 0 || p < 1) { /* rank 0's sample is missing: no group name */
             if (ng) g[hint].incomplete++;
             continue;
@@ -132,13 +153,8 @@ static int groups(ac_arr_sample_t *s, size_t n, double alpha, double beta, int p
             x->incomplete++;
             continue;
         }
-        for (size_t k = i; k < j; k++) {
-            a[k - i] = (double)(s[k].t_in - r0->t_in) * 1e-9; /* relative: exact in double */
-            f[k - i] = (double)(s[k].t_out - r0->t_in) * 1e-9;
-        }
         ac_arrival_t st;
-        double T = alpha + beta * (double)r0->bytes;
-        if (ac_arrival_stats(a, f, p, T, &st) != 0) {
+        if (invocation_stats(s, i, j, alpha, beta, a, f, &st) != 0) {
             x->incomplete++;
             continue;
         }
@@ -192,6 +208,48 @@ fail:
     free(f);
     ac_arrival_groups_free(g, ng);
     return -1;
+}
+
+int ac_arrival_calls(ac_arr_sample_t *s, size_t n, double alpha, double beta, int (*keep)(int src),
+                     ac_arr_callstat_t **out, size_t *nout) {
+    *out = NULL;
+    *nout = 0;
+    if ((n && !s) || !(alpha > 0) || !(beta >= 0) || !isfinite(alpha) || !isfinite(beta)) return -1;
+    qsort(s, n, sizeof *s, cmp_sample);
+    size_t maxp = 1, m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].csize > 0 && (size_t)s[i].csize > maxp) maxp = (size_t)s[i].csize;
+    double *a = malloc(maxp * sizeof *a), *f = malloc(maxp * sizeof *f);
+    ac_arr_callstat_t *c = malloc((n ? n : 1) * sizeof *c);
+    if (!a || !f || !c) {
+        free(a);
+        free(f);
+        free(c);
+        return -1;
+    }
+    for (size_t i = 0, j; i < n; i = j) {
+        j = invocation_end(s, n, i);
+        const ac_arr_sample_t *r0 = &s[i];
+        ac_arrival_t st;
+        if ((keep && !keep(r0->src)) || !invocation_complete(s, i, j) ||
+            invocation_stats(s, i, j, alpha, beta, a, f, &st) != 0)
+            continue;
+        c[m++] = (ac_arr_callstat_t){.leader = r0->leader,
+                                     .root = r0->root,
+                                     .comm = r0->comm,
+                                     .kind = (int16_t)r0->kind,
+                                     .src = r0->src,
+                                     .flags = r0->flags,
+                                     .bytes = r0->bytes,
+                                     .worst_imb = st.worst_imb,
+                                     .avg_factor = st.avg_factor,
+                                     .worst_factor = st.worst_factor};
+    }
+    free(a);
+    free(f);
+    *out = c;
+    *nout = m;
+    return 0;
 }
 
 size_t ac_arrival_group_factors(const ac_arr_group_t *g, double *worst, double *avg) {
@@ -303,6 +361,9 @@ size_t ac_arrival_samples_from_file(const ac_trace_file_t *t, ac_arr_sample_t *o
         x->crank = r->ident;
         x->csize = r->count;
         x->bytes = r->bytes;
+        x->root = r->root;
+        x->src = r->src;
+        x->flags = r->flags;
         x->site = r->site < t->nstr ? ac_trace_str_hash(t->str[r->site]) : 0;
         x->inst = r->inst < t->nstr ? ac_trace_str_hash(t->str[r->inst]) : 0;
         x->t_in = tin;

@@ -7,7 +7,8 @@
 # Point-to-point tracing (trace_p2p.c): records and identifiers checked, and the report's hit
 # ratios of the window heuristics, the predictor memory and the traffic characterisation
 # against values counted by hand from the program's stream; the wrapper overheads calibrated at
-# MPI_Init are the ones the report subtracts.
+# MPI_Init are the ones the report subtracts. Persistent requests (trace_p2p.c --persistent):
+# starts recorded as sends and receives with their requests' identifiers, counted by the report.
 # usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
@@ -200,5 +201,37 @@ if command -v gnuplot >/dev/null 2>&1; then
   [ -s "$tmp/pm/destinations.png" ] && [ -s "$tmp/pm/intersend-cdf.png" ] &&
       ok "report -t: destination and inter-send CDF PNGs (gnuplot)" || bad "report -t: traffic PNGs"
 fi
+
+# Persistent requests (trace_p2p.c --persistent, p = 3): per rank 20 iterations of 4 receive
+# starts (left tags 6 and 8, right tags 7 and 9) and 4 send starts (right: 2-int send and bsend;
+# left: ssend and rsend), then one Irecv from the left and one Isend to the right after the
+# requests are freed. Counted by hand: 81 sends (41 to the right, 40 to the left) with 2
+# identifiers (<right, world>, <left, world>); 81 receives with 5 identifiers (4 persistent, the
+# Irecv); process 0 sends 41 to 1 and 40 to 2 and posts 41 receives from 2 and 40 from 1; every
+# process gets 81 sends; 20 x 3 sends and receives of 8 B, 61 x 3 of 4 B.
+mkdir "$tmp/ps"
+run "$@" -np 3 env AUTOCOLL_TRACE=p2p AUTOCOLL_TRACE_DIR="$tmp/ps" "$p2p" --persistent \
+    >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 0 ] && ok "persistent program exits 0 (values received checked)" ||
+    { bad "persistent program exit code $rc"; cat "$tmp/out"; }
+"$check" "$tmp/ps" 3 persistent >"$tmp/check" 2>&1 &&
+    ok "persistent starts: send and receive records with the requests' identifiers" ||
+    { bad "persistent trace files"; head -20 "$tmp/check"; }
+"$report" "$tmp/ps" >"$tmp/rep6" 2>&1 || bad "autocoll-report on persistent traces"
+sed -n '/^## Traffic characterisation/,/^## Early/p' "$tmp/rep6" >"$tmp/traffic"
+tf=0
+for row in '| send requests | 81.000 / 81.000 / 81.000 |' \
+           '| receive requests | 81.000 / 81.000 / 81.000 |' \
+           '| distinct send identifiers | 2.000 / 2.000 / 2.000 |' \
+           '| distinct receive identifiers | 5.000 / 5.000 / 5.000 |' \
+           '| wildcard receives | 0.000 / 0.000 / 0.000 |' \
+           '| 0 | 81 | 0 | 0 |' '| 1 | 81 | 41 | 40 |' '| 2 | 81 | 40 | 41 |' \
+           '| 4-7 | 183 | 183 |' '| 8-15 | 60 | 60 |'; do
+  grep -qxF "$row" "$tmp/traffic" || { tf=1; echo "missing: $row"; }
+done
+grep -q "the given fraction of its 80 gaps lie" "$tmp/traffic" || { tf=1; echo "gap count"; }
+[ $tf -eq 0 ] && ok "report: persistent starts counted as sends and receives (counts, identifiers, destinations, sizes)" ||
+    { bad "report persistent traffic characterisation"; cat "$tmp/traffic"; }
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

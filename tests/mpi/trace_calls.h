@@ -24,6 +24,8 @@ enum { TC_NWORLD = sizeof tc_world / sizeof tc_world[0] };
 enum { TC_SUB_ALLREDUCE = 7, TC_LATE_MS = 20, TC_NP = 3 };
 /* trace_p2p.c */
 enum { TP_ITER = 50 };
+/* trace_p2p.c --persistent: iterations of the persistent loop */
+enum { TP_PITER = 20 };
 #define TC_BCAST_INST "binomial"
 
 #endif

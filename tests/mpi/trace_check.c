@@ -129,12 +129,68 @@ static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np)
           (unsigned long long)i);
 }
 
+/* The records of trace_p2p.c --persistent on rank r of np: every start a send or a receive with
+ * the request's arguments and a stable identifier, no completion record for a persistent
+ * receive, and after MPI_Request_free a plain Irecv and Isend traced as such. */
+static void check_persistent(const ac_trace_file_t *t, const char *path, int r, int np) {
+    int right = (r + 1) % np, left = (r + np - 1) % np;
+    uint64_t i = 0, key = 0;
+    const ac_trace_rec_t *x;
+    /* kind, peer, tag, count, receive side, send identifier index (0 right, 1 left) or receive
+     * identifier (first-seen order) */
+    struct {
+        int kind, peer, tag, count, recv, id;
+    } it[8] = {{AC_TK_STARTALL, left, 6, 2, 1, 0},  {AC_TK_STARTALL, right, 7, 1, 1, 1},
+               {AC_TK_START, right, 6, 2, 0, 0},    {AC_TK_START, left, 7, 1, 0, 1},
+               {AC_TK_START, left, 8, 1, 1, 2},     {AC_TK_START, right, 9, 1, 1, 3},
+               {AC_TK_STARTALL, right, 8, 1, 0, 0}, {AC_TK_STARTALL, left, 9, 1, 0, 1}};
+    int32_t sid[2] = {np == 2 ? 0 : 0, np == 2 ? 0 : 1};
+    for (int n = 0; n < TP_PITER; n++)
+        for (int k = 0; k < 8; k++) {
+            NEXT(it[k].kind);
+            uint8_t fl = (uint8_t)(AC_TF_PERSISTENT | (it[k].recv ? AC_TF_RECV_SIDE : 0));
+            int32_t id = it[k].recv ? it[k].id : sid[it[k].id];
+            if (!key) key = x->seq;
+            CHECK(x->peer == it[k].peer && x->root == it[k].peer && x->tag == it[k].tag &&
+                      x->count == it[k].count && x->bytes == (uint64_t)it[k].count * sizeof(int) &&
+                      x->flags == fl && x->ident == id && x->inst == AC_TRACE_NOID &&
+                      x->seq == key && key != 0,
+                  "%s: start %d of iteration %d: %s peer %d (world %d) tag %d count %d bytes %llu "
+                  "flags 0x%x ident %d inst %u key %llu; expected peer %d tag %d count %d flags "
+                  "0x%x ident %d",
+                  path, k, n, ac_trace_kind_name(x->kind), x->peer, x->root, x->tag, x->count,
+                  (unsigned long long)x->bytes, x->flags, x->ident, x->inst,
+                  (unsigned long long)x->seq, it[k].peer, it[k].tag, it[k].count, fl, id);
+            /* the records of one MPI_Startall tile its time */
+            if ((k == 1 || k == 7) && i >= 2)
+                CHECK(t->rec[i - 2].t_out == x->t_in,
+                      "%s: Startall records of iteration %d: "
+                      "%lld, %lld",
+                      path, n, (long long)t->rec[i - 2].t_out, (long long)x->t_in);
+            if (k == 3 || k == 7) NEXT(AC_TK_WAITALL);
+        }
+    NEXT(AC_TK_IRECV);
+    CHECK(x->peer == left && x->tag == 10 && x->ident == 4 && !(x->flags & AC_TF_PERSISTENT),
+          "%s: irecv after the frees: peer %d tag %d ident %d flags 0x%x", path, x->peer, x->tag,
+          x->ident, x->flags);
+    NEXT(AC_TK_ISEND);
+    CHECK(x->peer == right && x->ident == sid[0] && !(x->flags & AC_TF_PERSISTENT),
+          "%s: isend after the frees: peer %d ident %d flags 0x%x", path, x->peer, x->ident,
+          x->flags);
+    NEXT(AC_TK_WAITALL);
+    NEXT(AC_TK_RECV_DONE);
+    CHECK(x->root == left && x->status_tag == 10, "%s: completion of the irecv: source %d tag %d",
+          path, x->root, x->status_tag);
+    CHECK(i == t->nrec, "%s: %llu records, expected %llu", path, (unsigned long long)t->nrec,
+          (unsigned long long)i);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "p2p"))) {
-        fprintf(stderr, "usage: ac_trace_check DIR NP [p2p]\n");
+    if (argc != 3 && !(argc == 4 && (!strcmp(argv[3], "p2p") || !strcmp(argv[3], "persistent")))) {
+        fprintf(stderr, "usage: ac_trace_check DIR NP [p2p|persistent]\n");
         return 2;
     }
-    int np = atoi(argv[2]), p2p = argc == 4;
+    int np = atoi(argv[2]), p2p = argc == 4, pers = p2p && !strcmp(argv[3], "persistent");
     uint32_t world_comm = 0, sub_comm = 0;
     for (int r = 0; r < np; r++) {
         char path[4096], err[1024];
@@ -164,7 +220,10 @@ int main(int argc, char **argv) {
                   "%s: wrapper overheads missing or implausible (send %g/%g recv %g/%g other %g/%g "
                   "ns)",
                   path, oe[0], ox[0], oe[1], ox[1], oe[2], ox[2]);
-            check_p2p(&t, path, r, np);
+            if (pers)
+                check_persistent(&t, path, r, np);
+            else
+                check_p2p(&t, path, r, np);
             goto next;
         }
         uint64_t i = 0, seq = 0, sub = 0;

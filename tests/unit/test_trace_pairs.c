@@ -57,6 +57,29 @@ static void appendix_example(void **st) {
     assert_true(gap[1] == 0);
 }
 
+/* The appendix example with persistent requests: send a is the start of a persistent send
+ * (MPI_Start), the Irecv is the receive-side half of an MPI_Startall that also starts send b
+ * (records tiling the call: receive 200-230, send 230-260): the receive start is another call
+ * (its 30 ns subtracted), a persistent send start is a send, and a start of a request the
+ * tracer does not know (no persistent flag) is neither. pure(a, b) = 230 - 150 - 30 = 50. */
+static void persistent_starts(void **st) {
+    (void)st;
+    ac_trace_rec_t r[4];
+    r[0] = rec(AC_TK_START, 100, 150);
+    r[0].flags = AC_TF_PERSISTENT;
+    r[1] = rec(AC_TK_STARTALL, 200, 230);
+    r[1].flags = AC_TF_PERSISTENT | AC_TF_RECV_SIDE;
+    r[2] = rec(AC_TK_STARTALL, 230, 260);
+    r[2].flags = AC_TF_PERSISTENT;
+    r[3] = rec(AC_TK_START, 300, 310); /* not known: a duration */
+    r[0].ident = r[1].ident = r[2].ident = 0;
+    assert_true(ac_trace_is_send(&r[0]) && ac_trace_is_send(&r[2]));
+    assert_false(ac_trace_is_send(&r[1]) || ac_trace_is_send(&r[3]));
+    double gap[4] = {-1, -1, -1, -1};
+    assert_int_equal(ac_pure_gaps(r, 4, NULL, NULL, gap), 2);
+    assert_true(gap[0] == 0 && gap[1] == 50);
+}
+
 /* The overhead string of a file. */
 static void wrap_string(void **st) {
     (void)st;
@@ -195,6 +218,7 @@ static void pairing(void **st) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(appendix_example),
+        cmocka_unit_test(persistent_starts),
         cmocka_unit_test(wrap_string),
         cmocka_unit_test(pairing),
     };
