@@ -17,7 +17,9 @@
  *   is checked against the receiver's own. This is the only algorithm that receives from any
  *   source: only the root knows the tree, and within one call each rank receives exactly one
  *   header. Flag bit 0 asks every rank to join a measurement sweep after the data (grid_state.c).
- *   After its sends the root runs the advisor step (grid_state.c).
+ *   Above the packing limit the root times each of its own blocking sends (they end at
+ *   delivery) and a departure from the model calls a sweep at its next broadcast
+ *   (AUTOCOLL_PROBE_EARLY, grid_state.c). After its sends the root runs the advisor step.
  * Cost: the model of spec section 5 on the measured matrices,
  *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
  *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64; 16 + 8p above the packing

@@ -13,6 +13,21 @@
  * B = M/(tM - t1); o = median time of its 1-byte send (pLogP sender overhead at small sizes,
  * one value per cluster, spec 4.3). Cost: (N(N+1)/2) x R x (2 RTT(1) + RTT(M)) on the
  * participating ranks only; the other ranks leave the call at once.
+ * Incremental sweeps (autocoll's extension, AUTOCOLL_PROBE_CHECK, AUTOCOLL_PROBE_CHANGE): once
+ * the root holds matrices, its token carries the pair's current L and B, and the
+ * representative first times C (1) round trips of each size; only when they depart from 2L and
+ * 2L + M/B by more than 10 % (ac_grid_probe_changed) does it run the full measurement above.
+ * The root bumps the matrix version only when a pair was re-measured, so the advisor searches
+ * again only then. y answers every message with 1 byte until an empty one ends the pair (so it
+ * need not know how many round trips x runs). Cost of a sweep that finds nothing changed:
+ * (N(N+1)/2) x C x (2 RTT(1) + RTT(M)), a tenth of a full one at the defaults; each changed
+ * pair adds R x (...). Why: the spec's sweep is 30 s on grid64 and runs inside a broadcast;
+ * the expensive part, the repetitions, is only needed where something moved.
+ * Early sweeps (AUTOCOLL_PROBE_EARLY): above the packing limit the root's blocking send ends
+ * at delivery, so the root sees o + L + m/B of each of its own edges at no cost; when one
+ * departs from the model by more than AUTOCOLL_PROBE_CHANGE, the next broadcast carries the
+ * sweep flag (ac_grid_edge_seen), the same decision point as a periodic sweep, so the load
+ * is re-measured one call after the root saw it instead of up to AUTOCOLL_PROBE_PERIOD later.
  *
  * Advisor (spec 10.2): it runs at the root inside the broadcast, after the root's sends are
  * done, so no thread and no MPI call is involved. It records (time, bytes), predicts the next
@@ -23,6 +38,12 @@
  * buckets were searched on the current matrices (trees are re-derived only when a sweep
  * brought new matrices). Replacement rule: a tree is kept only while it is the cheapest of
  * (stored tree re-evaluated on the current matrices, new search result, static G2 tree).
+ * Safe choice for small messages (AUTOCOLL_GRID_MARGIN, 0.1): up to the packing limit the
+ * blocking sends of a parent may return before delivery (eager protocol), so they overlap and
+ * share its links, which the model's sequential sends do not describe (on grid64 a tree
+ * predicted 9 % faster than G2 at 52 KiB was 12 % slower); at such sizes the root uses the
+ * stored tree only when the model, at the call's own size, puts it more than the margin below
+ * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
  *
  * Not an algorithm of its own: Algorithm, Cost, Restrictions and Reference are given by the
  * algorithm files that use this state (bcast_grid_adaptive.c, bcast_grid_greedy.c).
