@@ -9,6 +9,9 @@
 #     of C3's uplink (371 s); the root's own send into C3 departs from the model, so a sweep is
 #     called early, at the next broadcast (call 4, broadcast 6), and re-measures exactly the 7
 #     pairs that cross C3's uplink. With AUTOCOLL_PROBE_EARLY=0 no second sweep runs.
+#  3. grid64, the 60 calls against grid_g2: no call without a sweep more than 5 % slower, and
+#     call 57 (52 KiB), whose tree the model puts less than 10 % below G2, runs the G2 tree
+#     (the safe choice up to the packing limit).
 # usage: grid_sweep_sim.sh SMPIRUN PLATFORM_DIR GRID_APP_SIM OUTDIR
 set -u
 smpirun=$1 plat=$2 prog=$3 out=$4
@@ -45,5 +48,23 @@ has load "sweep 2 at broadcast 6 took .* (incremental, 7 of 36 pairs measured, m
 has load "2 sweeps, .* 1 sweeps called early" "one early sweep"
 run noearly grid64-loaded 5 AUTOCOLL_PROBE_PERIOD=1e6 AUTOCOLL_PROBE_EARLY=0
 has noearly "1 sweeps, .* 0 sweeps called early" "no early sweep when AUTOCOLL_PROBE_EARLY=0"
+# 3. The study's unloaded goal on grid64 (docs/reports/grid.md): every call without a sweep at
+#    most 5 % slower than grid_g2, the small ones (<= 64 KiB, the safe choice) included.
+run goal grid64 60 AUTOCOLL_VERBOSE=2
+has goal "root 8, 52429 B: safe choice G2 (tree of bucket 16" "call 57 (52 KiB) runs the G2 tree"
+env AUTOCOLL_GRID_CLUSTERS="$map" AUTOCOLL_BCAST=grid_g2 \
+    "$smpirun" -np 64 -platform "$plat/grid64.xml" -hostfile "$plat/grid64.hosts" \
+    --cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:1 --cfg=network/weight-S:0 \
+    --cfg=smpi/simulate-computation:no --log=root.thres:critical --cfg=smpi/coll-selector:ompi \
+    "$prog" --calls 60 --out "$out/g2.csv" >"$out/g2.log" 2>&1 || bad "grid_g2 run"
+python3 - "$out/goal.csv" "$out/g2.csv" "$out/goal.log" <<'PY' && ok "goal: no call without a sweep more than 5 % slower than grid_g2" || bad "goal: 5 % over grid_g2"
+import re, sys
+rd = lambda f: [float(l.split(",")[3]) for l in open(f).read().split("\n")[1:] if l]
+a, g = rd(sys.argv[1]), rd(sys.argv[2])
+sw = {int(n) - 2 for n in re.findall(r"sweep \d+ at broadcast (\d+)", open(sys.argv[3]).read())}
+worst = max((a[k] / g[k], k) for k in range(len(g)) if k not in sw)
+print("worst call %d: %.4f x grid_g2" % (worst[1], worst[0]))
+sys.exit(0 if len(a) == 60 and worst[0] <= 1.05 else 1)
+PY
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -424,8 +424,13 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
             model_for(g, m, &M);
             double c_t = ac_grid_cost(g->ev, &M, t->parent);
             double c_g2 = ac_grid_cost(g->ev, &M, g2->parent);
-            if (ac_grid_safe_choice(c_t, INFINITY, c_g2, ac_g.set.grid_margin) == AC_GRID_PICK_G2)
+            if (ac_grid_safe_choice(c_t, INFINITY, c_g2, ac_g.set.grid_margin) == AC_GRID_PICK_G2) {
+                if (ac_g.set.verbose >= 2)
+                    ac_log("grid_adaptive: root %d, %.0f B: safe choice G2 (tree of bucket %d "
+                           "%.6g s, G2 %.6g s in the model)\n",
+                           root, m, bb, c_t, c_g2);
                 return g2;
+            }
         }
         *version = g->slot[kind][bb].version;
         return t;
