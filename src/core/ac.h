@@ -288,6 +288,10 @@ typedef struct {
     int prepost;         /* AUTOCOLL_PREPOST: receive pre-posting (0; docs/prepost.md) */
     /* AUTOCOLL_GRID_TREE_DIR: folder of the grid advisor's trees ("" none) */
     char grid_tree_dir[512];
+    int probe_check;     /* AUTOCOLL_PROBE_CHECK: round trips of a sweep's check (1; 0 full) */
+    double probe_change; /* AUTOCOLL_PROBE_CHANGE: departure that re-measures a pair (0.1) */
+    double grid_margin;  /* AUTOCOLL_GRID_MARGIN: predicted gain needed over G2 (0.1) */
+    int probe_early;     /* AUTOCOLL_PROBE_EARLY: a root's slow or fast send calls a sweep (1) */
 } ac_settings_t;
 
 /* Where problems with settings go: whole lines appended to buf; lines that no longer fit are

@@ -158,12 +158,16 @@ static const ac_numset_t numsets[] = {
     AC_NUM("PROBE_PERIOD", 'd', 0, 1e9, probe_period),
     AC_NUM("PROBE_BYTES", 'i', 2, 1 << 26, probe_bytes),
     AC_NUM("PROBE_REPS", 'i', 1, 1000, probe_reps),
+    AC_NUM("PROBE_CHECK", 'i', 0, 1000, probe_check),
+    AC_NUM("PROBE_CHANGE", 'd', 0, 100, probe_change),
+    AC_NUM("PROBE_EARLY", 'b', 0, 1, probe_early),
     AC_NUM("SA_SEED", 'i', 0, 2147483647, sa_seed),
     AC_NUM("SA_DEADLINE_STRICT", 'b', 0, 1, sa_strict),
     AC_NUM("POOL_MAX", 'i', 2, 4096, pool_max),
     AC_NUM("ADV_WINDOW", 'i', 1, 4096, adv_window),
     AC_NUM("ADV_FRACTION", 'd', 0, 1, adv_fraction),
     AC_NUM("BCAST_PACK_MAX", 'i', 0, 1 << 30, pack_max),
+    AC_NUM("GRID_MARGIN", 'd', 0, 0.99, grid_margin),
     AC_NUM("GRID_RANDOM_TREES", 'b', 0, 1, grid_random),
     AC_NUM("PREPOST", 'b', 0, 1, prepost),
 };
@@ -211,6 +215,10 @@ static void grid_defaults(ac_settings_t *s) {
     s->adv_window = 8;
     s->adv_fraction = 0.05;
     s->pack_max = 65536;
+    s->probe_check = 1;
+    s->probe_change = 0.1;
+    s->grid_margin = 0.1;
+    s->probe_early = 1;
 }
 
 /* One map entry "C" or "S.C" (non-negative decimal integers) at *pp; advances past it. */

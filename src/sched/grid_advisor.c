@@ -177,3 +177,31 @@ int ac_grid_app_read(const char *path, ac_grid_app_t *a, char *err, size_t errle
     free(text);
     return rc;
 }
+
+/* Safe choice (autocoll's extension, docs/grid-bcast.md "Safe choice"): the model is
+ * contention-free and assumes that a parent's sends follow each other, whereas small messages
+ * leave a parent at once and share its links, and every edge of a deep tree pays its latency on
+ * the platform in full. A searched tree whose predicted advantage over the static G2 tree is
+ * within that error is not worth the risk, so the cheaper of the stored and the new tree is kept
+ * only when it beats G2 by more than `margin` (a fraction) on the current matrices; otherwise
+ * G2 is used. O(1). */
+int ac_grid_safe_choice(double c_new, double c_old, double c_g2, double margin) {
+    int pick = c_new < c_old ? AC_GRID_PICK_NEW : AC_GRID_PICK_OLD;
+    double c = pick == AC_GRID_PICK_NEW ? c_new : c_old;
+    if (!(margin >= 0) || margin >= 1) margin = 0;
+    return c < (1 - margin) * c_g2 ? pick : AC_GRID_PICK_G2;
+}
+
+/* Check of a cluster pair in an incremental sweep (autocoll's extension of spec section 4.2,
+ * docs/grid-bcast.md "Measurement"): with the current values L and B the round trips should
+ * take t1 = 2L (1 byte) and tM = 2L + M/B (M bytes answered by 1 byte), the same relations the
+ * full measurement inverts (L = t1/2, B = M/(tM - t1)). The pair has changed when either
+ * measured time departs from its prediction by more than `thr` (a fraction), or when there is
+ * no usable prediction (B <= 0 or a non-finite value). O(1). */
+int ac_grid_probe_changed(double t1, double tm, double M, double L, double B, double thr) {
+    if (!(B > 0) || !(L >= 0) || !isfinite(t1) || !isfinite(tm) || !isfinite(L) || !isfinite(B))
+        return 1;
+    double p1 = 2 * L, pm = 2 * L + M / B;
+    if (fabs(tm - pm) > thr * pm) return 1;
+    return fabs(t1 - p1) > thr * p1;
+}

@@ -248,6 +248,16 @@ void ac_grid_plan_step(const ac_grid_pred_t *p, long step, ac_grid_plan_t *out);
 /* Idle mode: step k -> bucket 10 + (k mod 12) (1 KiB .. 2 MiB), no budget (fixed mode). */
 void ac_grid_plan_idle(long step, ac_grid_plan_t *out);
 
+/* Safe choice between the stored tree, a new search result and the static G2 tree, all costed
+ * on the current matrices: the cheaper of new and stored (new on a tie only if strictly cheaper)
+ * when it is below (1 - margin) x c_g2, else G2. margin outside [0, 1) counts as 0. */
+enum { AC_GRID_PICK_G2 = 0, AC_GRID_PICK_NEW = 1, AC_GRID_PICK_OLD = 2 };
+int ac_grid_safe_choice(double c_new, double c_old, double c_g2, double margin);
+
+/* Incremental sweep: 1 when a check of a cluster pair (median round trips t1 of 1 byte and tm
+ * of M bytes) departs by more than thr (fraction) from 2L and 2L + M/B, or L, B are unusable. */
+int ac_grid_probe_changed(double t1, double tm, double M, double L, double B, double thr);
+
 /* app_file (section 10.3, 11): BEGIN/END/BCAST lines. */
 typedef struct {
     int app_mode; /* a BEGIN without its END */

@@ -1546,6 +1546,99 @@ static void test_grid_settings(void **state) {
     }
 }
 
+/* Safe choice between stored, new and G2 trees (AUTOCOLL_GRID_MARGIN, docs/grid-bcast.md):
+ * the cheaper of new and stored, kept only below (1 - margin) x the G2 cost. */
+static void test_safe_choice(void **state) {
+    (void)state;
+    assert_int_equal(ac_grid_safe_choice(0.80, INFINITY, 1.0, 0.1), AC_GRID_PICK_NEW);
+    assert_int_equal(ac_grid_safe_choice(0.95, INFINITY, 1.0, 0.1), AC_GRID_PICK_G2);
+    assert_int_equal(ac_grid_safe_choice(0.95, INFINITY, 1.0, 0.0), AC_GRID_PICK_NEW);
+    assert_int_equal(ac_grid_safe_choice(1.00, INFINITY, 1.0, 0.0), AC_GRID_PICK_G2);
+    assert_int_equal(ac_grid_safe_choice(0.85, 0.80, 1.0, 0.1), AC_GRID_PICK_OLD);
+    assert_int_equal(ac_grid_safe_choice(0.80, 0.80, 1.0, 0.1), AC_GRID_PICK_OLD);
+    assert_int_equal(ac_grid_safe_choice(0.89, 0.95, 1.0, 0.1), AC_GRID_PICK_NEW);
+    assert_int_equal(ac_grid_safe_choice(0.91, 0.95, 1.0, 0.1), AC_GRID_PICK_G2);
+    assert_int_equal(ac_grid_safe_choice(INFINITY, INFINITY, 1.0, 0.1), AC_GRID_PICK_G2);
+    /* a margin outside [0, 1) counts as none */
+    assert_int_equal(ac_grid_safe_choice(0.95, INFINITY, 1.0, -1), AC_GRID_PICK_NEW);
+    assert_int_equal(ac_grid_safe_choice(0.95, INFINITY, 1.0, 1.5), AC_GRID_PICK_NEW);
+    /* With the cost model on the spec's test vector (section 5.4, the deep tree: 23 ms) and a
+     * flat tree r -> {a, b, c} (r -> c with L 1): by hand, r's sends in order (a, b, c) end at
+     * 6, 12, 18 ms, so a, b, c have the message at 16, 13, 19: cost 19 ms, 17.4 % below 23. */
+    ac_grid_eval_t *e = ac_grid_eval_new(4);
+    double L[16] = {0}, B[16], o[4] = {1e-3, 1e-3, 1e-3, 1e-3};
+    for (int i = 0; i < 16; i++)
+        B[i] = 1.0 / 5e-3; /* m = 1 byte: m/B = 5 ms */
+    L[0 * 4 + 1] = 10e-3;  /* r -> a */
+    L[0 * 4 + 2] = 1e-3;   /* r -> b */
+    L[1 * 4 + 3] = 1e-3;   /* a -> c */
+    L[0 * 4 + 3] = 1e-3;   /* r -> c (flat tree) */
+    ac_grid_model_t M = {4, 1.0, o, L, B};
+    int deep[4] = {-1, 0, 0, 1}, flat[4] = {-1, 0, 0, 0};
+    double cd = ac_grid_cost(e, &M, deep), cf = ac_grid_cost(e, &M, flat);
+    assert_true(fabs(cd - 23e-3) < 1e-12);
+    assert_true(fabs(cf - 19e-3) < 1e-12); /* order (a, b, c) or (a, c, b): a at 6 + 10 */
+    assert_int_equal(ac_grid_safe_choice(cf, INFINITY, cd, 0.1), AC_GRID_PICK_NEW); /* 17 % */
+    assert_int_equal(ac_grid_safe_choice(cf, INFINITY, cd, 0.2), AC_GRID_PICK_G2);
+    ac_grid_eval_free(e);
+}
+
+/* Check of an incremental sweep: unchanged when both round trips are within the threshold of
+ * 2L and 2L + M/B. */
+static void test_probe_changed(void **state) {
+    (void)state;
+    double L = 0.01, B = 1e6, M = 1e5; /* predictions: t1 = 0.02 s, tM = 0.12 s */
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12, M, L, B, 0.1), 0);
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12 * 1.09, M, L, B, 0.1), 0);
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12 * 1.11, M, L, B, 0.1), 1);
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12 * 0.89, M, L, B, 0.1), 1);
+    assert_int_equal(ac_grid_probe_changed(0.0225, 0.12, M, L, B, 0.1), 1); /* t1 12.5 % off */
+    assert_int_equal(ac_grid_probe_changed(0.0215, 0.12, M, L, B, 0.1), 0);
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12, M, L, 0, 0.1), 1); /* no bandwidth */
+    assert_int_equal(ac_grid_probe_changed(0.02, 0.12, M, NAN, B, 0.1), 1);
+    assert_int_equal(ac_grid_probe_changed(0.02, INFINITY, M, L, B, 0.1), 1);
+    /* values of a full measurement (L = t1/2, B = M/(tM - t1)) predict its own times */
+    double t1 = 0.04, tm = 0.5;
+    assert_int_equal(ac_grid_probe_changed(t1, tm, M, t1 / 2, M / (tm - t1), 0.0), 0);
+}
+
+/* Settings of the safe choice and of the incremental and early sweeps. */
+static void test_grid_sweep_settings(void **state) {
+    (void)state;
+    ac_settings_t s;
+    char err[4096];
+    ac_settings_parse(&s, "", err, sizeof err);
+    assert_int_equal(s.probe_check, 1);
+    assert_true(s.probe_change == 0.1);
+    assert_true(s.grid_margin == 0.1);
+    assert_int_equal(s.probe_early, 1);
+    ac_settings_parse(&s,
+                      "AUTOCOLL_PROBE_CHECK=0\nAUTOCOLL_PROBE_CHANGE=0.25\nAUTOCOLL_GRID_MARGIN=0\n"
+                      "AUTOCOLL_PROBE_EARLY=0\n",
+                      err, sizeof err);
+    assert_string_equal(err, "");
+    assert_int_equal(s.probe_check, 0);
+    assert_true(s.probe_change == 0.25);
+    assert_true(s.grid_margin == 0);
+    assert_int_equal(s.probe_early, 0);
+    static const char *bad[] = {"AUTOCOLL_PROBE_CHECK=-1", "AUTOCOLL_PROBE_CHANGE=much",
+                                "AUTOCOLL_GRID_MARGIN=1", "AUTOCOLL_PROBE_EARLY=2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char block[256];
+        snprintf(block, sizeof block, "%s\n", bad[i]);
+        ac_settings_parse(&s, block, err, sizeof err);
+        char want[128];
+        size_t kl = strcspn(bad[i], "=");
+        snprintf(want, sizeof want, "%.*s='%s': expected", (int)kl, bad[i], bad[i] + kl + 1);
+        if (!strstr(err, want) || !strstr(err, "keeping the default"))
+            fail_msg("%s: got '%s'", bad[i], err);
+        assert_int_equal(s.probe_check, 1);
+        assert_true(s.probe_change == 0.1);
+        assert_true(s.grid_margin == 0.1);
+        assert_int_equal(s.probe_early, 1);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rng),
@@ -1573,6 +1666,9 @@ int main(void) {
         cmocka_unit_test(test_g2_tree),
         cmocka_unit_test(test_greedy_tree),
         cmocka_unit_test(test_grid_settings),
+        cmocka_unit_test(test_safe_choice),
+        cmocka_unit_test(test_probe_changed),
+        cmocka_unit_test(test_grid_sweep_settings),
         cmocka_unit_test(test_time_budget_ends),
         cmocka_unit_test(test_evals_budget_bitexact),
     };

@@ -17,7 +17,9 @@
  *   is checked against the receiver's own. This is the only algorithm that receives from any
  *   source: only the root knows the tree, and within one call each rank receives exactly one
  *   header. Flag bit 0 asks every rank to join a measurement sweep after the data (grid_state.c).
- *   After its sends the root runs the advisor step (grid_state.c).
+ *   Above the packing limit the root times each of its own blocking sends (they end at
+ *   delivery) and a departure from the model calls a sweep at its next broadcast
+ *   (AUTOCOLL_PROBE_EARLY, grid_state.c). After its sends the root runs the advisor step.
  * Cost: the model of spec section 5 on the measured matrices,
  *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
  *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64; 16 + 8p above the packing
@@ -59,7 +61,7 @@ static int random_tree(ac_grid_comm_t *g, int root, ac_grid_tree_t *t) {
  * room for HDR + 2p int32 before the payload at buf + off_pay when packed. */
 static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t flags,
                    int32_t version, char *buf, size_t off_pay, size_t m, int packed,
-                   MPI_Datatype ht) {
+                   MPI_Datatype ht, ac_grid_comm_t *g) {
     int err = MPI_SUCCESS, p = a->size, tag = AC_TAG(a);
     int *cr = malloc((size_t)p * sizeof *cr), *cf = malloc((size_t)p * sizeof *cf);
     int *cl = malloc((size_t)p * sizeof *cl);
@@ -80,10 +82,14 @@ static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t f
         int32_t hd[HDR] = {MAGIC | flags, a->tag_base, version, cl[c]};
         memcpy(h, hd, sizeof hd);
         memcpy(h + sizeof hd, pre + 2 * cf[c], (size_t)cl[c] * 2 * sizeof(int32_t));
+        double t0 = PMPI_Wtime();
         if (packed)
             AC_CHECK(PMPI_Send(h, (int)(hl + m), MPI_BYTE, cr[c], tag, a->comm));
         else
             AC_CHECK(PMPI_Send(buf, 1, ht, cr[c], tag, a->comm));
+        /* the root's own edges: a blocking send of a large message ends at delivery */
+        if (a->rank == a->root && !packed && g)
+            ac_grid_edge_seen(g, a->root, cr[c], (double)(m + off_pay), PMPI_Wtime() - t0);
     }
 fn_exit:
     free(cr);
@@ -141,7 +147,8 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
             err = MPI_ERR_NO_MEM;
             goto fn_exit;
         }
-        if (!g->version || now - g->probe_time >= ac_g.set.probe_period) flags |= F_PROBE;
+        if (!g->version || now - g->probe_time >= ac_g.set.probe_period || g->probe_due)
+            flags |= F_PROBE;
         version = (int32_t)ver;
         npairs = ac_grid_pre_encode(t, a->root, pre);
         if (packed) memcpy(buf + off_pay, a->rbuf, m);
@@ -171,7 +178,8 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
             memcpy(a->rbuf, buf + off_pay, m);
         }
     }
-    AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed, ht));
+    AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed, ht,
+                     kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random ? g : NULL));
     if (flags & F_PROBE) AC_CHECK(ac_grid_probe(g, a));
     if (me == a->root && kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random)
         ac_grid_advise(g, a->root, (double)m, now);

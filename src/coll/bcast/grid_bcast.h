@@ -43,6 +43,11 @@ typedef struct ac_grid_comm {
     uint64_t comm_id;
     long trees_written, trees_read, trees_refused;
     int store_off;
+    /* Load response (AUTOCOLL_PROBE_EARLY): a sweep is due at the root's next broadcast because
+     * one of its own sends departed from the model; early sweeps run. */
+    int probe_due;
+    long early;
+    ac_grid_eval_t *ev; /* evaluator of the per-call safe choice (AUTOCOLL_GRID_MARGIN) */
 } ac_grid_comm_t;
 
 /* The state of ctx, made on first use and kept in ctx->grid (freed with the context: when the
@@ -65,6 +70,12 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
  * AUTOCOLL_ADV_FRACTION of the time since the previous broadcast on searching the predicted
  * buckets (spec section 10.2); nothing when the trees already match the current matrices. */
 void ac_grid_advise(ac_grid_comm_t *g, int root, double m, double now);
+
+/* Root only: its blocking send of `bytes` to `child` took `secs` (a message above the packing
+ * limit, so the send ended at delivery). When that departs from the model's o + L + bytes/B by
+ * more than AUTOCOLL_PROBE_CHANGE, a sweep is made due at the next broadcast
+ * (AUTOCOLL_PROBE_EARLY=1). */
+void ac_grid_edge_seen(ac_grid_comm_t *g, int root, int child, double bytes, double secs);
 
 /* The transport of spec section 11 for kinds adaptive and greedy. */
 int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind);

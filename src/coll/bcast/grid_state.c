@@ -13,6 +13,21 @@
  * B = M/(tM - t1); o = median time of its 1-byte send (pLogP sender overhead at small sizes,
  * one value per cluster, spec 4.3). Cost: (N(N+1)/2) x R x (2 RTT(1) + RTT(M)) on the
  * participating ranks only; the other ranks leave the call at once.
+ * Incremental sweeps (autocoll's extension, AUTOCOLL_PROBE_CHECK, AUTOCOLL_PROBE_CHANGE): once
+ * the root holds matrices, its token carries the pair's current L and B, and the
+ * representative first times C (1) round trips of each size; only when they depart from 2L and
+ * 2L + M/B by more than 10 % (ac_grid_probe_changed) does it run the full measurement above.
+ * The root bumps the matrix version only when a pair was re-measured, so the advisor searches
+ * again only then. y answers every message with 1 byte until an empty one ends the pair (so it
+ * need not know how many round trips x runs). Cost of a sweep that finds nothing changed:
+ * (N(N+1)/2) x C x (2 RTT(1) + RTT(M)), a tenth of a full one at the defaults; each changed
+ * pair adds R x (...). Why: the spec's sweep is 30 s on grid64 and runs inside a broadcast;
+ * the expensive part, the repetitions, is only needed where something moved.
+ * Early sweeps (AUTOCOLL_PROBE_EARLY): above the packing limit the root's blocking send ends
+ * at delivery, so the root sees o + L + m/B of each of its own edges at no cost; when one
+ * departs from the model by more than AUTOCOLL_PROBE_CHANGE, the next broadcast carries the
+ * sweep flag (ac_grid_edge_seen), the same decision point as a periodic sweep, so the load
+ * is re-measured one call after the root saw it instead of up to AUTOCOLL_PROBE_PERIOD later.
  *
  * Advisor (spec 10.2): it runs at the root inside the broadcast, after the root's sends are
  * done, so no thread and no MPI call is involved. It records (time, bytes), predicts the next
@@ -23,6 +38,12 @@
  * buckets were searched on the current matrices (trees are re-derived only when a sweep
  * brought new matrices). Replacement rule: a tree is kept only while it is the cheapest of
  * (stored tree re-evaluated on the current matrices, new search result, static G2 tree).
+ * Safe choice for small messages (AUTOCOLL_GRID_MARGIN, 0.1): up to the packing limit the
+ * blocking sends of a parent may return before delivery (eager protocol), so they overlap and
+ * share its links, which the model's sequential sends do not describe (on grid64 a tree
+ * predicted 9 % faster than G2 at 52 KiB was 12 % slower); at such sizes the root uses the
+ * stored tree only when the model, at the call's own size, puts it more than the margin below
+ * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
  *
  * Not an algorithm of its own: Algorithm, Cost, Restrictions and Reference are given by the
  * algorithm files that use this state (bcast_grid_adaptive.c, bcast_grid_greedy.c).
@@ -45,9 +66,9 @@ static void comm_free(void *state) {
     /* The advisor's account, at the rank that ran it (AUTOCOLL_VERBOSE=1). */
     if (ac_g.set.verbose >= 1 && (g->adv_runs || g->probes))
         ac_log("grid: %ld broadcasts, %ld sweeps, %ld searches, advisor CPU %.6f s (%.6f s per "
-               "broadcast)\n",
+               "broadcast), %ld sweeps called early\n",
                g->calls, g->probes, g->adv_runs, g->adv_cpu,
-               g->calls ? g->adv_cpu / (double)g->calls : 0.0);
+               g->calls ? g->adv_cpu / (double)g->calls : 0.0, g->early);
     if (ac_g.set.verbose >= 1 && ac_g.set.grid_tree_dir[0] && g->adv_runs)
         ac_log("grid: trees in %s: %ld written, %ld read, %ld refused\n", ac_g.set.grid_tree_dir,
                g->trees_written, g->trees_read, g->trees_refused);
@@ -62,6 +83,7 @@ static void comm_free(void *state) {
     free(g->B);
     free(g->o);
     if (g->g2_root >= 0) ac_grid_tree_free(&g->g2);
+    ac_grid_eval_free(g->ev);
     for (int k = 0; k < AC_GRID_NKIND; k++)
         for (int b = 0; b < AC_GRID_NB; b++)
             slot_free(&g->slot[k][b]);
@@ -128,15 +150,42 @@ static int pair_ends(const ac_grid_comm_t *g, int i, int j, int *x, int *y) {
     return *y >= 0;
 }
 
+/* x's side of one pair: n round trips of 1 byte (t1, and the send alone in ts) and n of M
+ * bytes answered by 1 byte (tm) with y. */
+static int pair_times(const ac_args_t *a, int y, int n, int M, char *big, double *t1, double *tm,
+                      double *ts) {
+    int err = MPI_SUCCESS, tag = AC_TAG_SYNC(a);
+    char one = 1;
+    for (int k = 0; k < n; k++) {
+        double t0 = PMPI_Wtime();
+        AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, y, tag, a->comm));
+        ts[k] = PMPI_Wtime() - t0;
+        AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
+        t1[k] = PMPI_Wtime() - t0;
+    }
+    for (int k = 0; k < n; k++) {
+        double t0 = PMPI_Wtime();
+        AC_CHECK(PMPI_Send(big, M, MPI_BYTE, y, tag, a->comm));
+        AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
+        tm[k] = PMPI_Wtime() - t0;
+    }
+fn_exit:
+    return err;
+}
+
 int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
     int err = MPI_SUCCESS, me = a->rank, root = a->root, tag = AC_TAG_SYNC(a);
-    int R = ac_g.set.probe_reps, M = ac_g.set.probe_bytes;
-    int nc = g->nc;
+    int R = ac_g.set.probe_reps, M = ac_g.set.probe_bytes, C = ac_g.set.probe_check;
+    int nc = g->nc, n = R > C ? R : C;
     char *big = NULL, one = 1;
-    double *t1 = malloc((size_t)R * sizeof *t1), *tm = malloc((size_t)R * sizeof *tm);
-    double *ts = malloc((size_t)R * sizeof *ts);
+    double *t1 = malloc((size_t)n * sizeof *t1), *tm = malloc((size_t)n * sizeof *tm);
+    double *ts = malloc((size_t)n * sizeof *ts);
     int involved = me == root;
+    long remeasured = 0, npairs = 0;
     double t_start = PMPI_Wtime();
+    /* The root decides: a full sweep when it holds no matrices or checks are off, else an
+     * incremental one (every rank that takes part learns it from the root's token). */
+    int full = me == root && (!g->version || C <= 0);
     for (int c = 0; c < nc; c++)
         involved |= g->rep[c] == me || g->second[c] == me;
     if (!t1 || !tm || !ts) {
@@ -158,46 +207,58 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
         for (int j = i; j < nc; j++) {
             int x, y;
             if (!pair_ends(g, i, j, &x, &y)) continue;
-            double res[3] = {0, 0, 0};
-            int go = 1;
-            if (me == root && x != root) AC_CHECK(PMPI_Send(&go, 1, MPI_INT, x, tag, a->comm));
+            /* token {full, L, B}: x checks against the root's current L and B */
+            double go[3] = {1, 0, 0}, res[4] = {0, 0, 0, 1};
+            if (me == root) {
+                go[0] = full;
+                go[1] = Lc[i * nc + j];
+                go[2] = Bc[i * nc + j];
+                if (x != root) AC_CHECK(PMPI_Send(go, 3, MPI_DOUBLE, x, tag, a->comm));
+            }
             if (me == x) {
                 if (x != root)
-                    AC_CHECK(PMPI_Recv(&go, 1, MPI_INT, root, tag, a->comm, MPI_STATUS_IGNORE));
-                for (int k = 0; k < R; k++) {
-                    double t0 = PMPI_Wtime();
-                    AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, y, tag, a->comm));
-                    ts[k] = PMPI_Wtime() - t0;
-                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
-                    t1[k] = PMPI_Wtime() - t0;
+                    AC_CHECK(PMPI_Recv(go, 3, MPI_DOUBLE, root, tag, a->comm, MPI_STATUS_IGNORE));
+                int changed = 1;
+                if (!go[0]) { /* check: C round trips of each size against the prediction */
+                    AC_CHECK(pair_times(a, y, C, M, big, t1, tm, ts));
+                    double c1 = median(t1, C), cm = median(tm, C);
+                    changed = ac_grid_probe_changed(c1, cm, (double)M, go[1], go[2],
+                                                    ac_g.set.probe_change);
+                    res[0] = go[1];
+                    res[1] = go[2];
+                    res[2] = median(ts, C);
                 }
-                for (int k = 0; k < R; k++) {
-                    double t0 = PMPI_Wtime();
-                    AC_CHECK(PMPI_Send(big, M, MPI_BYTE, y, tag, a->comm));
-                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, y, tag, a->comm, MPI_STATUS_IGNORE));
-                    tm[k] = PMPI_Wtime() - t0;
+                if (changed) { /* the measurement of spec 4.2 */
+                    AC_CHECK(pair_times(a, y, R, M, big, t1, tm, ts));
+                    double a1 = median(t1, R), am = median(tm, R);
+                    res[0] = a1 / 2;
+                    res[1] = am > a1 ? (double)M / (am - a1) : (double)M / (am > 0 ? am : 1e-9);
+                    res[2] = median(ts, R);
                 }
-                double a1 = median(t1, R), am = median(tm, R);
-                res[0] = a1 / 2;
-                res[1] = am > a1 ? (double)M / (am - a1) : (double)M / (am > 0 ? am : 1e-9);
-                res[2] = median(ts, R);
-                if (x != root) AC_CHECK(PMPI_Send(res, 3, MPI_DOUBLE, root, tag, a->comm));
+                res[3] = changed;
+                /* end of the pair for y: an empty message */
+                AC_CHECK(PMPI_Send(&one, 0, MPI_BYTE, y, tag, a->comm));
+                if (x != root) AC_CHECK(PMPI_Send(res, 4, MPI_DOUBLE, root, tag, a->comm));
             }
-            if (me == y) {
-                for (int k = 0; k < R; k++) {
-                    AC_CHECK(PMPI_Recv(&one, 1, MPI_BYTE, x, tag, a->comm, MPI_STATUS_IGNORE));
-                    AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, x, tag, a->comm));
-                }
-                for (int k = 0; k < R; k++) {
-                    AC_CHECK(PMPI_Recv(big, M, MPI_BYTE, x, tag, a->comm, MPI_STATUS_IGNORE));
+            if (me == y) { /* answer every message of x with 1 byte until the empty one */
+                for (;;) {
+                    MPI_Status st;
+                    int got;
+                    AC_CHECK(PMPI_Recv(big, M, MPI_BYTE, x, tag, a->comm, &st));
+                    AC_CHECK(PMPI_Get_count(&st, MPI_BYTE, &got));
+                    if (got == 0) break;
                     AC_CHECK(PMPI_Send(&one, 1, MPI_BYTE, x, tag, a->comm));
                 }
             }
             if (me == root) {
                 if (x != root)
-                    AC_CHECK(PMPI_Recv(res, 3, MPI_DOUBLE, x, tag, a->comm, MPI_STATUS_IGNORE));
-                Lc[i * nc + j] = Lc[j * nc + i] = res[0];
-                Bc[i * nc + j] = Bc[j * nc + i] = res[1];
+                    AC_CHECK(PMPI_Recv(res, 4, MPI_DOUBLE, x, tag, a->comm, MPI_STATUS_IGNORE));
+                npairs++;
+                if (res[3] != 0) {
+                    remeasured++;
+                    Lc[i * nc + j] = Lc[j * nc + i] = res[0];
+                    Bc[i * nc + j] = Bc[j * nc + i] = res[1];
+                }
                 if (!seen[i] || res[2] < oc[i]) oc[i] = res[2]; /* x is cluster i's rep */
                 seen[i] = 1;
             }
@@ -233,12 +294,17 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
                 g->B[(size_t)u * p + v] = Bc[cc] > 0 ? Bc[cc] : 1e9;
             }
         }
-        g->version++;
+        /* New matrices (a new version, so the advisor searches again) only when a pair was
+         * re-measured: an incremental sweep that found nothing changed keeps every tree. */
+        if (remeasured > 0 || !g->version) g->version++;
         g->probes++;
         if (ac_g.set.verbose >= 1)
-            ac_log("grid: sweep %ld at broadcast %ld took %.6f s\n", g->probes, g->calls,
-                   PMPI_Wtime() - t_start);
+            ac_log("grid: sweep %ld at broadcast %ld took %.6f s (%s, %ld of %ld pairs measured, "
+                   "matrix version %ld)\n",
+                   g->probes, g->calls, PMPI_Wtime() - t_start, full ? "full" : "incremental",
+                   remeasured, npairs, g->version);
         g->probe_time = PMPI_Wtime();
+        g->probe_due = 0;
         free(seen);
     }
 fn_exit:
@@ -247,6 +313,18 @@ fn_exit:
     free(tm);
     free(ts);
     return err;
+}
+
+void ac_grid_edge_seen(ac_grid_comm_t *g, int root, int child, double bytes, double secs) {
+    if (!g->version || g->probe_due || !ac_g.set.probe_early) return;
+    size_t rc = (size_t)root * (size_t)g->p + (size_t)child;
+    double pred = g->o[root] + g->L[rc] + bytes / g->B[rc];
+    if (ac_g.set.verbose >= 2)
+        ac_log("grid_adaptive: root %d -> %d: %.0f B in %.6f s, model %.6f s\n", root, child, bytes,
+               secs, pred);
+    if (!(pred > 0) || fabs(secs - pred) <= ac_g.set.probe_change * pred) return;
+    g->probe_due = 1;
+    g->early++;
 }
 
 /* ------------------------------------------------------------------ trees */
@@ -333,8 +411,29 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
     for (int d = 0; d < 3; d++) { /* b, b+1, b-1 (spec 11.3) */
         int bb = d == 0 ? b : d == 1 ? b + 1 : b - 1;
         if (bb < 0 || bb >= AC_GRID_NB || !g->slot[kind][bb].valid) continue;
+        const ac_grid_tree_t *t = &g->slot[kind][bb].t;
+        /* Safe choice for small messages (AUTOCOLL_GRID_MARGIN): up to the packing limit a
+         * blocking send may return before delivery, so a parent's sends overlap and share its
+         * links, and the model's sequential sends no longer describe the platform; the tree
+         * must then beat G2 by the margin at this very size, else G2 is used. */
+        if (m <= (double)ac_g.set.pack_max && ac_g.set.grid_margin > 0) {
+            const ac_grid_tree_t *g2 = g2_for(g, root);
+            if (!g->ev) g->ev = ac_grid_eval_new(g->p);
+            if (!g2 || !g->ev) return g2;
+            ac_grid_model_t M;
+            model_for(g, m, &M);
+            double c_t = ac_grid_cost(g->ev, &M, t->parent);
+            double c_g2 = ac_grid_cost(g->ev, &M, g2->parent);
+            if (ac_grid_safe_choice(c_t, INFINITY, c_g2, ac_g.set.grid_margin) == AC_GRID_PICK_G2) {
+                if (ac_g.set.verbose >= 2)
+                    ac_log("grid_adaptive: root %d, %.0f B: safe choice G2 (tree of bucket %d "
+                           "%.6g s, G2 %.6g s in the model)\n",
+                           root, m, bb, c_t, c_g2);
+                return g2;
+            }
+        }
         *version = g->slot[kind][bb].version;
-        return &g->slot[kind][bb].t;
+        return t;
     }
     return g2_for(g, root);
 }
@@ -441,11 +540,14 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     double c_new = ac_grid_clustered_sa(se, root, bud, par);
     double c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
     double c_g2 = ac_grid_cost(e, &M, g2->parent);
-    if (c_g2 <= c_new && c_g2 < c_old)
+    /* The cheaper of new and stored only when it beats G2 on the current matrices, else G2
+     * (the margin of AUTOCOLL_GRID_MARGIN is applied per call, in ac_grid_tree_for). */
+    int pick = ac_grid_safe_choice(c_new, c_old, c_g2, 0);
+    if (pick == AC_GRID_PICK_G2)
         slot_put(g, s, &M, g2->parent);
-    else if (c_new < c_old)
+    else if (pick == AC_GRID_PICK_NEW)
         slot_put(g, s, &M, par);
-    else if (s->valid) { /* kept: now judged on the current matrices */
+    else { /* kept: now judged on the current matrices */
         s->version = g->version;
         s->cost = c_old;
     }
