@@ -34,12 +34,12 @@ for np in 2 3 4 5 6 7 8; do
         { bad "p=$np: digests differ"; diff "$tmp/d0" "$tmp/d1" | head; }
     grep -q 'prepost:' "$tmp/err0" && bad "p=$np: pre-posting active although off" ||
         ok "p=$np: off means off"
-    # sum over ranks of pre-posted receives and hits
-    read -r posted hits served < <(sed -n 's/.*prepost: \([0-9]*\) pre-posted, \([0-9]*\) hits.*, \([0-9]*\) served.*/\1 \2 \3/p' \
-        "$tmp/err1" | awk '{a+=$1; b+=$2; c+=$3} END {print a+0, b+0, c+0}')
-    [ "$posted" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] &&
-        ok "p=$np: $posted pre-posted, $hits hits, $served served from the queue" ||
-        bad "p=$np: pre-posting not exercised ($posted pre-posted, $hits hits, $served served)"
+    # sum over ranks of armed streams, hits, captures, served and early captures
+    read -r armed hits capt served early < <(sed -n 's/.*prepost: \([0-9]*\) armed, \([0-9]*\) hits, \([0-9]*\) captured, \([0-9]*\) served from the queue (\([0-9]*\) captured before.*/\1 \2 \3 \4 \5/p' \
+        "$tmp/err1" | awk '{a+=$1; b+=$2; c+=$3; d+=$4; e+=$5} END {print a+0, b+0, c+0, d+0, e+0}')
+    [ "$armed" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] && [ "$early" -gt 0 ] &&
+        ok "p=$np: $armed armed, $hits hits, $capt captured, $served served from the queue ($early captured before the receiving call)" ||
+        bad "p=$np: pre-posting not exercised ($armed armed, $hits hits, $served served, $early early)"
 done
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
