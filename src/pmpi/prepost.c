@@ -226,7 +226,9 @@ static pp_msg *capture(pp_comm *pc, int s) {
     /* nothing ran since the check: the matched probe finds that same message */
     MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Errhandler eh = quiet(pc->comm);
+    flag = 0;
     int rc = PMPI_Improbe(s, MPI_ANY_TAG, pc->comm, &flag, &msg, &st);
+    if (rc != MPI_SUCCESS) flag = 0; /* nothing matched */
     MPI_Count n2 = n;
     if (rc == MPI_SUCCESS && flag) PMPI_Get_elements_x(&st, MPI_BYTE, &n2);
     if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
@@ -237,8 +239,9 @@ static pp_msg *capture(pp_comm *pc, int s) {
     }
     m->req = MPI_REQUEST_NULL;
     if (rc == MPI_SUCCESS && flag) rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
+    if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL; /* its error reaches the user's receive */
     loud(pc->comm, eh);
-    if (!flag) { /* cannot happen single-threaded; nothing was taken out of MPI */
+    if (!flag) { /* nothing was taken out of MPI (cannot happen single-threaded) */
         free(m->data);
         free(m);
         return NULL;
@@ -324,8 +327,8 @@ static pp_msg *settle(pp_comm *pc, int src, int tag) {
 /* Stop speculating on c (captured messages stay queued). */
 static void nospec(pp_comm *pc, int why) {
     pc->nospec |= why;
-    for (int s = 0; s < pc->size; s++)
-        disarm(pc, s);
+    while (pc->narmed)
+        disarm(pc, pc->arm[pc->narmed - 1]);
 }
 
 /* ---------------------------------------------------------------- delivery */
@@ -463,8 +466,7 @@ static void learn(pp_comm *pc, const void *b, int n, MPI_Datatype t, int src, in
 /* Frees the communicator's state; captured messages never received by the program go too (MPI
  * would have left them unmatched), after their capture's receive has completed. */
 static void comm_drop(pp_comm *pc) {
-    for (int s = 0; s < pc->size; s++)
-        disarm(pc, s);
+    nospec(pc, 0);
     while (pc->qhead) {
         pp_msg *m = pc->qhead;
         pc->qhead = m->next;
