@@ -11,9 +11,9 @@
  *          short buffers (truncation, blocking and Irecv+Wait), Irecv with Wait, Test or Request_get_status, and on some
  *          iterations Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv; one cancelled receive;
  *   pair   partner rank^1: Ssend/Send then Recv, Sendrecv or Sendrecv_replace;
- *   long   (every 6th iteration, on a duplicate) one message left -> right, tag 6, much longer
+ *   long   (every 12th iteration, on a duplicate) one message left -> right, tag 6, much longer
  *          than any earlier receive: 30,000 ints (more than twice the largest earlier receive),
- *          1.5 MiB + 68 B (also past 1 MiB), or every 48th iteration 10 MiB; sent before a
+ *          1.5 MiB + 68 B (also past 1 MiB), or at iteration 139 8 MiB + 64 B; sent before a
  *          barrier, so it is there before its receive (Recv or Irecv+Wait, buffer large enough),
  *          right after the ring has made "left" the predicted source, before the mixed traffic's
  *          synchronous sends stop speculation on c. It must arrive whole: a
@@ -331,7 +331,7 @@ static void pair(MPI_Comm c, int it, int sync) {
 
 static void longmsg(MPI_Comm c, int it) {
     int right = (rank + 1) % p, left = (rank + p - 1) % p;
-    int len = it % 48 == 43 ? 10 * 262144 : (it / 12) % 2 ? 393216 + 17 : 30000, cap = len + 8;
+    int len = it % 144 == 139 ? 2097152 + 16 : (it / 12) % 2 ? 393216 + 17 : 30000, cap = len + 8;
     int *sb = malloc((size_t)len * sizeof *sb), *rb = malloc((size_t)cap * sizeof *rb);
     if (!sb || !rb) {
         FAIL("long: out of memory");
@@ -345,7 +345,7 @@ static void longmsg(MPI_Comm c, int it) {
     fill(sb, len, rank, 6, it);
     MPI_Isend(sb, len, MPI_INT, right, 6, c, &q);
     MPI_Barrier(c);
-    if ((it / 18) % 2 == 0) {
+    if ((it / 24) % 2 == 0) {
         rc = MPI_Recv(rb, cap, MPI_INT, left, 6, c, &st);
     } else {
         MPI_Irecv(rb, cap, MPI_INT, left, 6, c, &r);
@@ -383,7 +383,7 @@ int main(int argc, char **argv) {
         if (dup) MPI_Comm_dup(MPI_COMM_WORLD, &c);
         ring(c, it);
         ring(c, it + 1);
-        if (p > 1 && it % 6 == 1) longmsg(c, it); /* before any synchronous send on c */
+        if (p > 1 && it % 12 == 7) longmsg(c, it); /* before any synchronous send on c */
         if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
         pair(c, it, dup && it % 4 == 2);
         ring(c, it + 2);
