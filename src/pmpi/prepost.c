@@ -48,7 +48,7 @@
  * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per hooked
  * call: an increment, and one PMPI_Iprobe per armed stream (normally 0-2); per user receive: a
  * queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and prediction;
- * per capture: a second probe (PMPI_Improbe), two mallocs, PMPI_Imrecv, a PMPI_Wait, four
+ * per capture: a second probe (PMPI_Improbe), two mallocs, PMPI_Imrecv, a PMPI_Wait, eight
  * error-handler calls and one copy of the message on delivery. Memory: at most PP_QUEUE_MAX
  * bytes of captured messages, a per-source record per communicator.
  */
