@@ -235,7 +235,7 @@ static pp_msg *capture(pp_comm *pc, int s) {
         char *d = n2 >= 0 && n2 <= INT_MAX ? realloc(m->data, n2 > 0 ? (size_t)n2 : 1) : NULL;
         if (d) m->data = d;
         rc = d ? MPI_SUCCESS : MPI_ERR_NO_MEM;
-        n = n2;
+        n = d ? n2 : 0;
     }
     m->req = MPI_REQUEST_NULL;
     if (rc == MPI_SUCCESS && flag) rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
