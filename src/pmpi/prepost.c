@@ -1,53 +1,58 @@
 /*
  * Receive pre-posting (AUTOCOLL_PREPOST=1, off by default): seed 004 (Afsahi 2000) Ch. 6, spec
- * predictors-latency.md §4.4, variant (a) only: the library posts a receive early into its
- * own staging buffer and copies on the user's receive. docs/prepost.md gives the design, the ten
- * hazards of §4.4 one by one and what is not speculated.
+ * predictors-latency.md §4.4, variant (a) only, with the check-first rule of hazard 5: the library
+ * takes a predicted message out of MPI into its own staging buffer before the receive is posted
+ * and copies it on the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
+ * one by one and what is not speculated.
  *
  * Prediction (§4.4 step 1, §3). Every user MPI_Recv/MPI_Irecv is interned as the 6-tuple
  * <source, tag, capacity in bytes, datatype, buffer, communicator + its epoch> (§2.2) and fed to
  * one Single-cycle2 predictor (src/trace/predict.c; the receive-side choice of §3.7). After the
- * user's receive j is handled, the prediction for j+1 names a source s and communicator c.
+ * user's receive j is handled, the prediction for j+1 names a source s and communicator c, and
+ * the stream (c, s) is armed.
  *
- * Speculation (§4.4 step 2). At most one pre-posted receive per (c, s): PMPI_Irecv of
- * MPI_PACKED bytes from s with MPI_ANY_TAG into a staging buffer. ANY_TAG is deliberate: the
- * pre-posted receive then takes the oldest pending message from s whatever its tag, so the
- * per-communicator captured-message queue holds, for every source, a prefix of that source's
- * messages in send order, and every message still inside MPI is younger than every captured one
+ * Check-first capture (§4.4 step 2, hazard 5). Nothing speculative is ever posted. At every
+ * hooked point-to-point entry of this process (trace_p2p.c calls AC_PP_ENTRY, on any
+ * communicator, so also right before a user receive is posted) each armed stream is checked with
+ * PMPI_Iprobe(s, MPI_ANY_TAG, c); when a message is there and fits the queue's memory bound, it
+ * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c) and received with PMPI_Imrecv into a staging
+ * buffer of exactly its size (its count in bytes from the probe's status): no truncation, and no
+ * cancellation, because the receive is bound to that one message. ANY_TAG is deliberate: a matched
+ * probe takes the oldest unmatched message from s whatever its tag, so the per-communicator
+ * captured-message queue holds, for every source, a prefix of that source's unmatched messages in
+ * send order, and every message still unmatched inside MPI is younger than every captured one
  * from the same source. That makes all matching decisions exact: a user receive (specific or
- * wildcard source and tag) takes the first matching queued message in queue order, else any
- * pre-posted receive that could match is resolved first, else the receive goes to MPI.
+ * wildcard source and tag) takes the first matching queued message in queue order, else it goes
+ * to MPI, where nothing speculative can take its message. One message is captured per arming; a
+ * receive from s (or a wildcard receive taking the captured message) settles the arming.
  *
- * Resolution (§4.4 step 3, hazard 4). A pre-posted receive is resolved by PMPI_Test; if not
- * complete, by PMPI_Cancel + PMPI_Wait + PMPI_Test_cancelled (a receive that matched during the
- * cancel is captured). A blocking MPI_Recv from s whose capacity fits the staging buffer waits
- * on the pre-posted receive instead (the next message from s is what that receive needs first).
- * Internal completions run with MPI_ERRORS_RETURN on the communicator (restored afterwards).
+ * Delivery. A queued message's PMPI_Imrecv is completed (PMPI_Wait) first; a rendezvous transfer
+ * started by the capture runs on while the process is in MPI (PMPI_Iprobe/Improbe drive progress).
+ * The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
+ * number of elements that fits; a longer one gives the first whole elements and MPI_ERR_TRUNCATE
+ * with the message's count, as MPI does; a partial element goes through a self-message of
+ * MPI_PACKED bytes on a private duplicate of MPI_COMM_SELF, so MPI itself decides. Status: source
+ * and tag of the captured message, count in bytes, error, not cancelled. MPI_Irecv served from the
+ * queue returns a generalized request already complete (MPI_Grequest_start/complete) whose query
+ * gives that status, so every completion call, MPI_Request_get_status, MPI_Cancel and
+ * MPI_Request_free work unchanged on it.
  *
- * Delivery. A queued message goes into the user's (buf, count, datatype) with PMPI_Unpack when
- * it is a whole number of elements that fits; otherwise (truncation, partial element) through a
- * self-message of MPI_PACKED bytes on a private duplicate of MPI_COMM_SELF, so MPI itself decides
- * the truncation error, the count and the bytes written. Status: source and tag of the captured
- * message, count in bytes, error, not cancelled. MPI_Irecv served from the queue returns a
- * generalized request already complete (MPI_Grequest_start/complete) whose query gives that
- * status, so every completion call, MPI_Request_get_status, MPI_Cancel and MPI_Request_free
- * work unchanged on it.
+ * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any kind),
+ * persistent receive creation, synchronous send by this process, and never speculates if it is an
+ * intercommunicator; captured bytes held at once are bounded by PP_QUEUE_MAX (a larger message is
+ * left in MPI and the arming ends); a (c, s) stream is armed only while its hit ratio (the
+ * receive that settles an arming takes the message it captured) stays >= PP_THRESHOLD after
+ * PP_WARM armings (decayed, retried after PP_PROBATION skipped chances); MPI_THREAD_MULTIPLE
+ * turns the feature off.
  *
- * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any
- * kind), persistent receive creation, synchronous send by this process, and never speculates if
- * it is an intercommunicator or its largest receive capacity exceeds PP_CAP_MAX; the staging
- * buffer holds max(2 x largest receive capacity seen on c, PP_CAP_MIN) bytes; a (c, s) stream
- * speculates only while its prediction hit ratio (captured message taken by the receive that
- * resolved it) stays >= PP_THRESHOLD after PP_WARM tries (decayed, retried after PP_PROBATION
- * skipped chances); MPI_THREAD_MULTIPLE turns the feature off.
- *
- * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per user
- * receive: a queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and
- * prediction, an O(size of c) scan only for MPI_ANY_SOURCE receives with pre-posted receives
- * outstanding; per speculation: a malloc, PMPI_Irecv, then Test (+ Cancel/Wait) or Wait, three
- * error-handler calls, and one copy of the message on delivery. Memory: one staging buffer per
- * outstanding pre-posted receive and per queued message, a per-source record per communicator.
+ * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per hooked
+ * call: an increment, and one PMPI_Iprobe per armed stream (normally 0-2); per user receive: a
+ * queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and prediction;
+ * per capture: a second probe (PMPI_Improbe), two mallocs, PMPI_Imrecv, a PMPI_Wait, eight
+ * error-handler calls and one copy of the message on delivery. Memory: at most PP_QUEUE_MAX
+ * bytes of captured messages, a per-source record per communicator.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,41 +62,47 @@
 #include "../trace/trace.h"
 
 enum {
-    PP_CAP_MIN = 64 * 1024,   /* staging floor: small messages need no size history */
-    PP_CAP_MAX = 1024 * 1024, /* largest staging buffer; bigger receives never speculate */
-    PP_WARM = 8,              /* tries before the hit ratio gates a stream */
-    PP_DECAY = 64,            /* tries after which both counts are halved */
-    PP_PROBATION = 256        /* skipped chances before a gated stream is tried again */
+    PP_QUEUE_MAX = 8 * 1024 * 1024, /* bytes of captured messages held at once (per process) */
+    PP_WARM = 8,                    /* armings before the hit ratio gates a stream */
+    PP_DECAY = 64,                  /* armings after which both counts are halved */
+    PP_PROBATION = 256              /* skipped chances before a gated stream is tried again */
 };
 #define PP_THRESHOLD 0.9 /* spec §4.4 hazard 10 default */
 
 /* Why a communicator does not speculate (bits). */
 enum { NS_PROBE = 1, NS_PERSIST = 2, NS_SSEND = 4, NS_INTER = 8 };
 
+/* A (c, s) stream: idle, armed (checked at every entry), or holding the message its arming
+ * captured until a receive settles it. */
+enum { ST_IDLE, ST_ARMED, ST_CAUGHT };
+
 int ac_prepost_state = -1;
+unsigned long ac_pp_calls;
+int ac_pp_narmed;
 
 typedef struct pp_msg {
     struct pp_msg *next;
-    int src, tag, err; /* err: completion code of the pre-posted receive */
-    int cap;           /* its staging capacity */
-    int nbytes;        /* bytes received */
+    int src, tag, err; /* err: completion code of the capture's PMPI_Imrecv */
+    int nbytes;        /* its exact length */
+    unsigned long seq; /* capture number */
+    unsigned long at;  /* ac_pp_calls at its capture */
+    MPI_Request req;   /* the capture's PMPI_Imrecv until completed, then MPI_REQUEST_NULL */
     char *data;
     MPI_Comm comm; /* where it was received (error handler of a matched receive) */
 } pp_msg;
 
 typedef struct {
-    MPI_Request req;
-    char *buf;
-    int cap, active;
-    unsigned posted, hits, skipped;
+    int state, slot;   /* slot: index in pp_comm.arm while armed */
+    unsigned long seq; /* ST_CAUGHT: the message this arming captured */
+    unsigned tries, hits, skipped;
 } pp_src;
 
 typedef struct pp_comm {
     struct pp_comm *next;
     MPI_Comm comm;
     uint64_t epoch;
-    int size, nospec, nactive;
-    MPI_Count maxcap; /* largest receive capacity seen on c, bytes */
+    int size, nospec, narmed;
+    int *arm; /* the armed sources, narmed of them */
     pp_src *src;
     pp_msg *qhead, *qtail;
 } pp_comm;
@@ -109,8 +120,10 @@ static pp_tuple *tuples;
 static int32_t ntuples, captuples;
 static MPI_Comm pp_self = MPI_COMM_NULL;
 static int pp_keyval = MPI_KEYVAL_INVALID;
-static pp_msg *matched; /* messages handed out by MPI_Mprobe/MPI_Improbe */
-static struct { unsigned long long posted, hits, cancelled, captured, served, early, lost; } stat;
+static pp_msg *matched;    /* messages handed out by MPI_Mprobe/MPI_Improbe */
+static long long held;     /* bytes of captured messages not yet delivered */
+static unsigned long nseq; /* captures so far */
+static struct { unsigned long long armed, hits, captured, served, early, declined; } stat;
 
 static uint64_t handle_word(const void *h, size_t n) {
     uint64_t w = 0;
@@ -138,8 +151,12 @@ static pp_comm *comm_get(MPI_Comm c) {
         PMPI_Comm_size(c, &size);
     pc = calloc(1, sizeof *pc);
     if (!pc) return NULL;
-    pc->src = calloc((size_t)(size > 0 ? size : 1), sizeof *pc->src);
-    if (!pc->src) {
+    size_t n = (size_t)(size > 0 ? size : 1);
+    pc->src = calloc(n, sizeof *pc->src);
+    pc->arm = calloc(n, sizeof *pc->arm);
+    if (!pc->src || !pc->arm) {
+        free(pc->src);
+        free(pc->arm);
         free(pc);
         return NULL;
     }
@@ -152,7 +169,7 @@ static pp_comm *comm_get(MPI_Comm c) {
     return pc;
 }
 
-/* Internal completions return errors instead of invoking the user's handler. */
+/* Internal operations return errors instead of invoking the user's handler. */
 static MPI_Errhandler quiet(MPI_Comm c) {
     MPI_Errhandler old;
     PMPI_Comm_get_errhandler(c, &old);
@@ -173,53 +190,99 @@ static void enqueue(pp_comm *pc, pp_msg *m) {
     pc->qtail = m;
 }
 
-/* Resolve the pre-posted receive from source s: wait for it (wait = 1) or test it and cancel it
- * if incomplete. A message it received goes to the end of the queue. Returns that message or
- * NULL; *early (may be NULL) is set when it had completed before this call. */
-static pp_msg *resolve(pp_comm *pc, int s, int wait, int *early) {
+/* ---------------------------------------------------------------- capture */
+
+/* Stream s of pc back to idle (out of the armed list if it was there). */
+static void disarm(pp_comm *pc, int s) {
     pp_src *ps = &pc->src[s];
-    if (!ps->active) return NULL;
+    if (ps->state == ST_ARMED) {
+        int last = pc->arm[--pc->narmed];
+        pc->arm[ps->slot] = last;
+        pc->src[last].slot = ps->slot;
+        ac_pp_narmed--;
+    }
+    ps->state = ST_IDLE;
+}
+
+/* Check-first capture on the armed stream (pc, s): if a message from s is there, receive
+ * exactly that message (the oldest unmatched one from s, any tag) into a buffer of its size and
+ * queue it. Returns it, or NULL when nothing was there (the stream stays armed) or it was too
+ * large for the queue's bound (left in MPI, the arming ends). */
+static pp_msg *capture(pp_comm *pc, int s) {
+    int flag = 0;
     MPI_Status st;
-    int done = 0, rc, cancelled = 0;
+    MPI_Count n = 0;
+    if (PMPI_Iprobe(s, MPI_ANY_TAG, pc->comm, &flag, &st) != MPI_SUCCESS || !flag) return NULL;
+    PMPI_Get_elements_x(&st, MPI_BYTE, &n);
+    pp_msg *m = NULL;
+    if (n >= 0 && n <= INT_MAX && n <= PP_QUEUE_MAX - held) m = calloc(1, sizeof *m);
+    if (m) m->data = malloc(n > 0 ? (size_t)n : 1);
+    if (!m || !m->data) {
+        if (m) free(m);
+        stat.declined++;
+        disarm(pc, s);
+        return NULL;
+    }
+    /* nothing ran since the check: the matched probe finds that same message */
+    MPI_Message msg = MPI_MESSAGE_NULL;
     MPI_Errhandler eh = quiet(pc->comm);
-    rc = PMPI_Test(&ps->req, &done, &st);
-    if (early) *early = done;
-    if (!done && wait) {
-        rc = PMPI_Wait(&ps->req, &st);
-    } else if (!done) {
-        PMPI_Cancel(&ps->req);
-        rc = PMPI_Wait(&ps->req, &st);
-        PMPI_Test_cancelled(&st, &cancelled);
+    flag = 0;
+    int rc = PMPI_Improbe(s, MPI_ANY_TAG, pc->comm, &flag, &msg, &st);
+    if (rc != MPI_SUCCESS) flag = 0; /* nothing matched */
+    MPI_Count n2 = n;
+    if (rc == MPI_SUCCESS && flag) PMPI_Get_elements_x(&st, MPI_BYTE, &n2);
+    if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
+        char *d = n2 >= 0 && n2 <= INT_MAX ? realloc(m->data, n2 > 0 ? (size_t)n2 : 1) : NULL;
+        if (d) m->data = d;
+        rc = d ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+        n = d ? n2 : 0;
     }
+    m->req = MPI_REQUEST_NULL;
+    if (rc == MPI_SUCCESS && flag) rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
+    if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL; /* its error reaches the user's receive */
     loud(pc->comm, eh);
-    ps->active = 0;
-    pc->nactive--;
-    if (cancelled) {
-        stat.cancelled++;
-        free(ps->buf);
-        ps->buf = NULL;
+    if (!flag) { /* nothing was taken out of MPI (cannot happen single-threaded) */
+        free(m->data);
+        free(m);
         return NULL;
     }
-    pp_msg *m = calloc(1, sizeof *m);
-    if (!m) { /* cannot keep it: nothing better than failing loudly */
-        ac_log("prepost: out of memory keeping a received message");
-        PMPI_Abort(MPI_COMM_WORLD, 1);
-        return NULL;
-    }
-    int n = 0;
-    PMPI_Get_count(&st, MPI_PACKED, &n);
     m->src = st.MPI_SOURCE;
     m->tag = st.MPI_TAG;
-    m->err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : rc;
-    m->cap = ps->cap;
-    m->nbytes = n == MPI_UNDEFINED ? ps->cap : n;
-    m->data = ps->buf;
+    m->err = rc;
+    m->nbytes = (int)n;
+    m->seq = ++nseq;
+    m->at = ac_pp_calls;
     m->comm = pc->comm;
-    ps->buf = NULL;
+    held += m->nbytes;
     stat.captured++;
-    if (early && *early) stat.early++;
     enqueue(pc, m);
+    disarm(pc, s);
+    pc->src[s].state = ST_CAUGHT;
+    pc->src[s].seq = m->seq;
     return m;
+}
+
+void ac_pp_poll(void) {
+    for (pp_comm *pc = comms; pc && ac_pp_narmed; pc = pc->next)
+        for (int k = pc->narmed - 1; k >= 0; k--) /* a capture moves the last slot into k */
+            capture(pc, pc->arm[k]);
+}
+
+/* The capture's receive, completed (delivery, shutdown). */
+static void complete(pp_msg *m) {
+    if (m->req == MPI_REQUEST_NULL) return;
+    MPI_Status st;
+    MPI_Errhandler eh = quiet(m->comm);
+    int rc = PMPI_Wait(&m->req, &st);
+    loud(m->comm, eh);
+    if (m->err == MPI_SUCCESS) m->err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : rc;
+}
+
+static void msg_free(pp_msg *m) {
+    complete(m);
+    held -= m->nbytes;
+    free(m->data);
+    free(m);
 }
 
 static int env_match(const pp_msg *m, int src, int tag) {
@@ -244,29 +307,28 @@ static pp_msg *queued(pp_comm *pc, int src, int tag, int take) {
     return NULL;
 }
 
-/* Make the queue authoritative for (src, tag): resolve every pre-posted receive that could take
- * a message this envelope matches. A blocking receive from one source whose capacity fits may
- * wait on it (may_wait). Counts a hit when the captured message is the one the caller takes. */
-static pp_msg *settle(pp_comm *pc, int src, int tag, MPI_Count ucap, int may_wait) {
+/* A user receive for (src, tag) on pc: the first matching queued message (taken), or NULL and
+ * the receive goes to MPI. The checks of this call's entry have run just before (AC_PP_ENTRY).
+ * Settles the arming of src (any source: of the stream whose capture is taken): a hit when the
+ * receive takes the message that arming captured. */
+static pp_msg *settle(pp_comm *pc, int src, int tag) {
     pp_msg *m = queued(pc, src, tag, 1);
-    if (m || !pc->nactive) return m;
-    if (src == MPI_ANY_SOURCE) {
-        for (int s = 0; s < pc->size && pc->nactive; s++)
-            resolve(pc, s, 0, NULL);
-    } else if (src >= 0 && src < pc->size && pc->src[src].active) {
-        pp_src *ps = &pc->src[src];
-        int early = 0;
-        pp_msg *got = resolve(pc, src, may_wait && ucap <= ps->cap, &early);
-        if (got && env_match(got, src, tag)) ps->hits++, stat.hits++;
+    int s = src != MPI_ANY_SOURCE ? src : m ? m->src : -1;
+    if (s >= 0 && s < pc->size) {
+        pp_src *ps = &pc->src[s];
+        int hit = ps->state == ST_CAUGHT && m && m->seq == ps->seq;
+        if (hit) ps->hits++, stat.hits++;
+        if (hit || src != MPI_ANY_SOURCE) disarm(pc, s);
     }
-    return queued(pc, src, tag, 1);
+    if (m && m->at != ac_pp_calls) stat.early++;
+    return m;
 }
 
-/* Stop speculating on c: resolve everything outstanding (captured messages stay queued). */
+/* Stop speculating on c (captured messages stay queued). */
 static void nospec(pp_comm *pc, int why) {
     pc->nospec |= why;
-    for (int s = 0; s < pc->size && pc->nactive; s++)
-        resolve(pc, s, 0, NULL);
+    while (pc->narmed)
+        disarm(pc, pc->arm[pc->narmed - 1]);
 }
 
 /* ---------------------------------------------------------------- delivery */
@@ -283,20 +345,15 @@ static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_St
     int rc = MPI_SUCCESS, tsz = 0;
     MPI_Count ucap = capacity(n, t);
     if (n > 0) PMPI_Type_size(t, &tsz);
+    complete(m);
     st->MPI_SOURCE = m->src;
     st->MPI_TAG = m->tag;
-    if (m->err != MPI_SUCCESS && ucap > m->cap) {
-        /* the message was longer than the staging buffer and the user's receive is longer
-         * still: the tail is lost (docs/prepost.md, hazard 5); say so, never hide it */
-        stat.lost++;
-        ac_log("prepost: a message from %d tag %d was longer than its pre-posted buffer (%d "
-               "bytes) and is lost; run without AUTOCOLL_PREPOST",
-               m->src, m->tag, m->cap);
-        rc = MPI_ERR_TRUNCATE;
+    if (m->err != MPI_SUCCESS) { /* the capture's receive failed: its error, no data */
+        rc = m->err;
         PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
-    } else if (m->err == MPI_SUCCESS && m->nbytes == 0) {
+    } else if (m->nbytes == 0) {
         PMPI_Status_set_elements_x(st, MPI_BYTE, 0);
-    } else if (m->err == MPI_SUCCESS && tsz > 0 && m->nbytes <= ucap && m->nbytes % tsz == 0) {
+    } else if (tsz > 0 && m->nbytes <= ucap && m->nbytes % tsz == 0) {
         int pos = 0;
         rc = PMPI_Unpack(m->data, m->nbytes, &pos, b, m->nbytes / tsz, t, c);
         PMPI_Status_set_elements_x(st, MPI_BYTE, m->nbytes);
@@ -312,7 +369,6 @@ static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_St
         MPI_Status s2;
         rc = PMPI_Sendrecv(m->data, m->nbytes, MPI_PACKED, 0, 0, b, n, t, 0, 0, pp_self, &s2);
         if (rc == MPI_ERR_IN_STATUS) rc = s2.MPI_ERROR;
-        if (m->err != MPI_SUCCESS && rc == MPI_SUCCESS) rc = m->err;
         MPI_Count got = 0;
         PMPI_Get_elements_x(&s2, MPI_BYTE, &got);
         PMPI_Status_set_elements_x(st, MPI_BYTE, got);
@@ -320,11 +376,9 @@ static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_St
     PMPI_Status_set_cancelled(st, 0);
     st->MPI_ERROR = rc;
     stat.served++;
-    free(m->data);
-    free(m);
+    msg_free(m);
     return rc;
 }
-
 /* A served MPI_Irecv / MPI_Imrecv: a generalized request, complete at once. */
 static int greq_query(void *state, MPI_Status *st) {
     MPI_Status *s = state;
@@ -364,38 +418,28 @@ static int deliver_request(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c
 
 /* ---------------------------------------------------------------- prediction */
 
-static void post(const pp_tuple *tu) {
+/* Arm the predicted stream: its next message is captured at the first entry that finds it. */
+static void arm(const pp_tuple *tu) {
     pp_comm *pc = comm_find(tu->comm);
     if (!pc || pc->epoch != tu->epoch || pc->nospec) return; /* freed, recycled or gated */
-    if (tu->src < 0 || tu->src >= pc->size || pc->maxcap > PP_CAP_MAX) return;
+    if (tu->src < 0 || tu->src >= pc->size) return;
     pp_src *ps = &pc->src[tu->src];
-    if (ps->active) return; /* at most one per stream */
-    if (ps->posted >= PP_WARM && ps->hits < PP_THRESHOLD * ps->posted) {
+    if (ps->state != ST_IDLE) return; /* at most one arming per stream */
+    if (ps->tries >= PP_WARM && ps->hits < PP_THRESHOLD * ps->tries) {
         if (++ps->skipped < PP_PROBATION) return;
-        ps->posted = ps->hits = ps->skipped = 0;
+        ps->tries = ps->hits = ps->skipped = 0;
     }
-    MPI_Count cap = 2 * pc->maxcap;
-    if (cap < PP_CAP_MIN) cap = PP_CAP_MIN;
-    if (cap > PP_CAP_MAX) cap = PP_CAP_MAX;
-    ps->buf = malloc((size_t)cap);
-    if (!ps->buf) return;
-    if (PMPI_Irecv(ps->buf, (int)cap, MPI_PACKED, tu->src, MPI_ANY_TAG, pc->comm, &ps->req) !=
-        MPI_SUCCESS) {
-        free(ps->buf);
-        ps->buf = NULL;
-        return;
-    }
-    ps->cap = (int)cap;
-    ps->active = 1;
-    pc->nactive++;
-    stat.posted++;
-    if (++ps->posted >= PP_DECAY) ps->posted /= 2, ps->hits /= 2;
+    ps->state = ST_ARMED;
+    ps->slot = pc->narmed;
+    pc->arm[pc->narmed++] = tu->src;
+    ac_pp_narmed++;
+    stat.armed++;
+    if (++ps->tries >= PP_DECAY) ps->tries /= 2, ps->hits /= 2;
 }
 
-/* After a user receive: learn it, then pre-post for the predicted next one. */
+/* After a user receive: learn it, then arm the stream of the predicted next one. */
 static void learn(pp_comm *pc, const void *b, int n, MPI_Datatype t, int src, int tag) {
     MPI_Count ucap = capacity(n, t);
-    if (ucap > pc->maxcap) pc->maxcap = ucap;
     uint64_t key[7] = {(uint64_t)(int64_t)src, (uint64_t)(int64_t)tag, (uint64_t)ucap, HANDLE(t),
                        (uint64_t)(uintptr_t)b, HANDLE(pc->comm),       pc->epoch};
     int32_t id = ac_intern(&ids, key, 7);
@@ -414,22 +458,26 @@ static void learn(pp_comm *pc, const void *b, int n, MPI_Datatype t, int src, in
     }
     ac_pred_feed(pred, id, 0);
     ac_id next = ac_pred_next(pred, 0);
-    if (next != AC_ID_NONE && next < ntuples) post(&tuples[next]);
+    if (next != AC_ID_NONE && next < ntuples) arm(&tuples[next]);
 }
 
 /* ---------------------------------------------------------------- life cycle */
 
-/* Settles the communicator's outstanding pre-posted receives and frees its state; captured
- * messages never received by the program go too (MPI would have dropped them as well). */
+/* Frees the communicator's state; captured messages never received by the program go too (MPI
+ * would have left them unmatched), after their capture's receive has completed. */
 static void comm_drop(pp_comm *pc) {
-    for (int s = 0; s < pc->size && pc->nactive; s++)
-        resolve(pc, s, 0, NULL);
+    nospec(pc, 0);
     while (pc->qhead) {
         pp_msg *m = pc->qhead;
         pc->qhead = m->next;
-        free(m->data);
-        free(m);
+        msg_free(m);
     }
+    for (pp_msg **pp = &matched; *pp;) { /* matched-probed ones: their receive still needs c */
+        pp_msg *m = *pp;
+        if (HANDLE(m->comm) == HANDLE(pc->comm)) complete(m);
+        pp = &m->next;
+    }
+    free(pc->arm);
     free(pc->src);
     free(pc);
 }
@@ -443,14 +491,12 @@ static void shutdown_all(void) {
     while (matched) {
         pp_msg *m = matched;
         matched = m->next;
-        free(m->data);
-        free(m);
+        msg_free(m);
     }
     if (ac_g.set.verbose >= 1)
-        ac_log("prepost: %llu pre-posted, %llu hits, %llu cancelled, %llu captured (%llu before "
-               "the receive), %llu served from the queue, %llu lost",
-               stat.posted, stat.hits, stat.cancelled, stat.captured, stat.early, stat.served,
-               stat.lost);
+        ac_log("prepost: %llu armed, %llu hits, %llu captured, %llu served from the queue (%llu "
+               "captured before the receiving call), %llu left in MPI (queue bound)",
+               stat.armed, stat.hits, stat.captured, stat.served, stat.early, stat.declined);
     ac_pred_free(pred);
     pred = NULL;
     ac_intern_free(&ids);
@@ -459,6 +505,7 @@ static void shutdown_all(void) {
     ntuples = captuples = 0;
     if (pp_self != MPI_COMM_NULL) PMPI_Comm_free(&pp_self);
     if (pp_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&pp_keyval);
+    ac_pp_narmed = 0;
     ac_prepost_state = 0;
 }
 
@@ -515,7 +562,7 @@ int ac_pp_recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI
     if (!ready() || src == MPI_PROC_NULL || c == MPI_COMM_NULL || !(pc = comm_get(c)))
         return PMPI_Recv(b, n, t, src, tag, c, st);
     MPI_Status own;
-    pp_msg *m = settle(pc, src, tag, capacity(n, t), 1);
+    pp_msg *m = settle(pc, src, tag);
     int rc = m ? user_err(c, deliver(m, b, n, t, c, st == MPI_STATUS_IGNORE ? &own : st))
                : PMPI_Recv(b, n, t, src, tag, c, st);
     learn(pc, b, n, t, src, tag);
@@ -526,25 +573,28 @@ int ac_pp_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MP
     pp_comm *pc;
     if (!ready() || src == MPI_PROC_NULL || c == MPI_COMM_NULL || !(pc = comm_get(c)))
         return PMPI_Irecv(b, n, t, src, tag, c, q);
-    pp_msg *m = settle(pc, src, tag, capacity(n, t), 0);
+    pp_msg *m = settle(pc, src, tag);
     int rc = m ? deliver_request(m, b, n, t, c, q) : PMPI_Irecv(b, n, t, src, tag, c, q);
     learn(pc, b, n, t, src, tag);
     return rc;
 }
 
 /* The receive half of a Sendrecv is already posted when the data arrives: never predicted or
- * pre-posted for (§4.4 item 10), but it must see the queue. */
+ * armed for (§4.4 item 10), but it must see the queue. */
 int ac_pp_sendrecv(const void *sb, int sn, MPI_Datatype stype, int dest, int stag, void *rb, int rn,
                    MPI_Datatype rtype, int src, int rtag, MPI_Comm c, MPI_Status *st) {
     pp_comm *pc;
     if (!ready() || src == MPI_PROC_NULL || c == MPI_COMM_NULL || !(pc = comm_get(c)))
         return PMPI_Sendrecv(sb, sn, stype, dest, stag, rb, rn, rtype, src, rtag, c, st);
-    pp_msg *m = settle(pc, src, rtag, capacity(rn, rtype), 0);
+    pp_msg *m = settle(pc, src, rtag);
     if (!m) return PMPI_Sendrecv(sb, sn, stype, dest, stag, rb, rn, rtype, src, rtag, c, st);
     MPI_Request q;
     MPI_Status own;
     int rc = PMPI_Isend(sb, sn, stype, dest, stag, c, &q);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) {
+        msg_free(m);
+        return rc;
+    }
     int rr = deliver(m, rb, rn, rtype, c, st == MPI_STATUS_IGNORE ? &own : st);
     rc = PMPI_Wait(&q, MPI_STATUS_IGNORE);
     return user_err(c, rr != MPI_SUCCESS ? rr : rc);
@@ -555,13 +605,12 @@ int ac_pp_sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, i
     pp_comm *pc;
     if (!ready() || src == MPI_PROC_NULL || c == MPI_COMM_NULL || !(pc = comm_get(c)))
         return PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, st);
-    pp_msg *m = settle(pc, src, rtag, capacity(n, t), 0);
+    pp_msg *m = settle(pc, src, rtag);
     if (!m) return PMPI_Sendrecv_replace(b, n, t, dest, stag, src, rtag, c, st);
     MPI_Status own;
     int rc = PMPI_Send(b, n, t, dest, stag, c); /* the buffer is overwritten only after */
     if (rc != MPI_SUCCESS) {
-        free(m->data);
-        free(m);
+        msg_free(m);
         return rc;
     }
     return user_err(c, deliver(m, b, n, t, c, st == MPI_STATUS_IGNORE ? &own : st));
@@ -645,6 +694,7 @@ static int mprobe_queue(int src, int tag, MPI_Comm c, MPI_Message *msg, MPI_Stat
                         int *found) {
     pp_comm *pc;
     *found = 0;
+    AC_PP_ENTRY();
     if (!ready() || src == MPI_PROC_NULL || c == MPI_COMM_NULL || !(pc = comm_get(c)))
         return MPI_SUCCESS;
     nospec(pc, NS_PROBE);
@@ -656,8 +706,7 @@ static int mprobe_queue(int src, int tag, MPI_Comm c, MPI_Message *msg, MPI_Stat
     if (rc != MPI_SUCCESS) {
         ac_log("prepost: a matched probe found a captured message but MPI_Message cannot name it "
                "here; run without AUTOCOLL_PREPOST");
-        free(m->data);
-        free(m);
+        msg_free(m);
         return user_err(c, rc);
     }
     return MPI_SUCCESS;
@@ -682,6 +731,7 @@ AC_EXPORT int MPI_Improbe(int src, int tag, MPI_Comm c, int *flag, MPI_Message *
 
 AC_EXPORT int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_Status *st) {
     pp_msg *m;
+    AC_PP_ENTRY();
     if (AC_PP_ON() && msg && (m = message_take(msg))) {
         MPI_Status own;
         MPI_Comm c = m->comm;
@@ -693,6 +743,7 @@ AC_EXPORT int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_St
 
 AC_EXPORT int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_Request *q) {
     pp_msg *m;
+    AC_PP_ENTRY();
     if (AC_PP_ON() && msg && (m = message_take(msg))) {
         *msg = MPI_MESSAGE_NULL;
         return deliver_request(m, b, n, t, m->comm, q);

@@ -1,8 +1,9 @@
 /*
  * Opt-in receive pre-posting (AUTOCOLL_PREPOST=1; docs/prepost.md): spec predictors-latency.md
- * §4.4, variant (a), library staging buffers. The point-to-point entry points of trace_p2p.c
- * call these in place of their PMPI_ call when ac_prepost_state is not 0; prepost.c also holds
- * the entry points it alone needs (matched probes, persistent receive creation).
+ * §4.4, variant (a), library staging buffers, check-first capture (hazard 5). The point-to-point
+ * entry points of trace_p2p.c run AC_PP_ENTRY first and call these in place of their PMPI_ call
+ * when ac_prepost_state is not 0; prepost.c also holds the entry points it alone needs (matched
+ * probes, persistent receive creation).
  */
 #ifndef AC_PMPI_PREPOST_H
 #define AC_PMPI_PREPOST_H
@@ -12,6 +13,20 @@
 /* -1 not decided yet (decided at the first hooked call after MPI_Init), 0 off, 1 on. */
 extern int ac_prepost_state;
 #define AC_PP_ON() __builtin_expect(ac_prepost_state != 0, 0)
+
+/* Hooked entries so far, and armed streams (predicted (c, s) whose message is not captured yet). */
+extern unsigned long ac_pp_calls;
+extern int ac_pp_narmed;
+/* Check-first capture on every armed stream (PMPI_Iprobe, then PMPI_Improbe + PMPI_Imrecv). */
+void ac_pp_poll(void);
+/* At every hooked point-to-point entry, before anything is posted to MPI. */
+#define AC_PP_ENTRY()                                                                              \
+    do {                                                                                           \
+        if (AC_PP_ON()) {                                                                          \
+            ac_pp_calls++;                                                                         \
+            if (ac_pp_narmed) ac_pp_poll();                                                        \
+        }                                                                                          \
+    } while (0)
 
 int ac_pp_recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st);
 int ac_pp_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
@@ -24,7 +39,7 @@ int ac_pp_iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st);
 int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
 /* A synchronous send by this process on c (MPI_Ssend, MPI_Issend): c stops speculating. */
 void ac_pp_ssend(MPI_Comm c);
-/* Before PMPI_Comm_free: outstanding pre-posted receives on c are cancelled, its state freed. */
+/* Before PMPI_Comm_free: c's captured messages are completed and dropped, its state freed. */
 void ac_pp_comm_free(MPI_Comm c);
 
 #endif

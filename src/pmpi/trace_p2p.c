@@ -53,9 +53,9 @@
  * on a communicator translates its group (O(size)).
  *
  * Receive pre-posting (AUTOCOLL_PREPOST=1, docs/prepost.md) hooks in here: when it is not off
- * (AC_PP_ON, one more load and branch), the receives, probes and Sendrecv(_replace) call their
- * prepost.c counterpart instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it
- * first.
+ * (AC_PP_ON, one more load and branch), every wrapper's first on() runs its check-first capture
+ * (AC_PP_ENTRY), the receives, probes and Sendrecv(_replace) call their prepost.c counterpart
+ * instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it first.
  *
  * Not done: starts of persistent receives have no completion record, so the early-arrival
  * analysis counts persistent starts without pairing them; MPI_Mrecv/Imrecv are not recorded as
@@ -85,6 +85,7 @@ static uint64_t handle_word(const void *h, size_t n) {
 }
 
 static int on(void) {
+    AC_PP_ENTRY(); /* every wrapper starts here: receive pre-posting's check-first capture */
     return __builtin_expect((ac_trace_mask & AC_TRACE_P2P) != 0, 0);
 }
 

@@ -2,10 +2,10 @@
 # Receive pre-posting end to end (docs/prepost.md): prepost_stress at p = 2..8 (1008 iterations
 # in all, split over p), once with AUTOCOLL_PREPOST=0 and once with 1. Both runs must pass the
 # program's own checks (statuses, counts, errors, data, MPI's order) and print the same
-# per-rank digests; the runs with pre-posting must pre-post and hit (AUTOCOLL_VERBOSE=1
+# per-rank digests; the runs with pre-posting must arm, capture and hit (AUTOCOLL_VERBOSE=1
 # summary), so the test cannot pass by never speculating. Each run has a time limit (no hang).
 # Odd p run without Open MPI's single-copy mechanism (long messages then take several progress
-# steps, which is what makes the cancellation race of a pre-posted receive reachable).
+# steps, so a captured message's receive can still be running when it is delivered).
 # usage: prepost.sh PREPOST_STRESS MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 mpiexec=$2
@@ -19,7 +19,7 @@ iters=${PREPOST_ITERS:-144}
 for np in 2 3 4 5 6 7 8; do
     for pp in 0 1; do
         # odd p: Open MPI's shared-memory transport without single-copy, so long messages
-        # match before they complete and a cancelled pre-posted receive can lose the race
+        # match before they complete (a capture's receive still running at delivery)
         nocopy=$([ $((np % 2)) -eq 1 ] && echo none || echo "${OMPI_MCA_btl_vader_single_copy_mechanism:-}")
         OMPI_MCA_btl_vader_single_copy_mechanism=$nocopy \
         timeout 120 "$mpiexec" "$@" -np $np env AUTOCOLL_PREPOST=$pp AUTOCOLL_VERBOSE=1 \
@@ -34,12 +34,12 @@ for np in 2 3 4 5 6 7 8; do
         { bad "p=$np: digests differ"; diff "$tmp/d0" "$tmp/d1" | head; }
     grep -q 'prepost:' "$tmp/err0" && bad "p=$np: pre-posting active although off" ||
         ok "p=$np: off means off"
-    # sum over ranks of pre-posted receives and hits
-    read -r posted hits served < <(sed -n 's/.*prepost: \([0-9]*\) pre-posted, \([0-9]*\) hits.*, \([0-9]*\) served.*/\1 \2 \3/p' \
-        "$tmp/err1" | awk '{a+=$1; b+=$2; c+=$3} END {print a+0, b+0, c+0}')
-    [ "$posted" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] &&
-        ok "p=$np: $posted pre-posted, $hits hits, $served served from the queue" ||
-        bad "p=$np: pre-posting not exercised ($posted pre-posted, $hits hits, $served served)"
+    # sum over ranks of armed streams, hits, captures, served and early captures
+    read -r armed hits capt served early < <(sed -n 's/.*prepost: \([0-9]*\) armed, \([0-9]*\) hits, \([0-9]*\) captured, \([0-9]*\) served from the queue (\([0-9]*\) captured before.*/\1 \2 \3 \4 \5/p' \
+        "$tmp/err1" | awk '{a+=$1; b+=$2; c+=$3; d+=$4; e+=$5} END {print a+0, b+0, c+0, d+0, e+0}')
+    [ "$armed" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] && [ "$early" -gt 0 ] &&
+        ok "p=$np: $armed armed, $hits hits, $capt captured, $served served from the queue ($early captured before the receiving call)" ||
+        bad "p=$np: pre-posting not exercised ($armed armed, $hits hits, $served served, $early early)"
 done
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -10,7 +10,14 @@
  *          non-overtaking rule makes deterministic, with specific and wildcard source and tag,
  *          short buffers (truncation, blocking and Irecv+Wait), Irecv with Wait, Test or Request_get_status, and on some
  *          iterations Probe, Iprobe, Mprobe+Mrecv, Improbe+Imrecv; one cancelled receive;
- *   pair   partner rank^1: Ssend/Send then Recv, Sendrecv or Sendrecv_replace.
+ *   pair   partner rank^1: Ssend/Send then Recv, Sendrecv or Sendrecv_replace;
+ *   long   (every 12th iteration, on a duplicate) one message left -> right, tag 6, much longer
+ *          than any earlier receive: 30,000 ints (more than twice the largest earlier receive),
+ *          1.5 MiB + 68 B (also past 1 MiB), or at iteration 139 8 MiB + 64 B; sent before a
+ *          barrier, so it is there before its receive (Recv or Irecv+Wait, buffer large enough),
+ *          right after the ring has made "left" the predicted source, before the mixed traffic's
+ *          synchronous sends stop speculation on c. It must arrive whole: a
+ *          speculative receive sized from earlier receives would truncate it.
  * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
  * tag, count, error class, data, and that it is the message MPI's order prescribes) and hashed
  * into a per-rank digest printed at the end. Exit 1 on any failure; SIGALRM after --timeout
@@ -322,6 +329,34 @@ static void pair(MPI_Comm c, int it, int sync) {
     check("pair", rc, &st, rb, PAIRLEN, q, 5, it, PAIRLEN);
 }
 
+static void longmsg(MPI_Comm c, int it) {
+    int right = (rank + 1) % p, left = (rank + p - 1) % p;
+    int len = it % 144 == 139 ? 2097152 + 16 : (it / 12) % 2 ? 393216 + 17 : 30000, cap = len + 8;
+    int *sb = malloc((size_t)len * sizeof *sb), *rb = malloc((size_t)cap * sizeof *rb);
+    if (!sb || !rb) {
+        FAIL("long: out of memory");
+        free(sb);
+        free(rb);
+        return;
+    }
+    MPI_Request q, r;
+    MPI_Status st;
+    int rc;
+    fill(sb, len, rank, 6, it);
+    MPI_Isend(sb, len, MPI_INT, right, 6, c, &q);
+    MPI_Barrier(c);
+    if ((it / 24) % 2 == 0) {
+        rc = MPI_Recv(rb, cap, MPI_INT, left, 6, c, &st);
+    } else {
+        MPI_Irecv(rb, cap, MPI_INT, left, 6, c, &r);
+        rc = MPI_Wait(&r, &st);
+    }
+    check("long", rc, &st, rb, cap, left, 6, it, len);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+    free(sb);
+    free(rb);
+}
+
 static void on_alarm(int sig) {
     (void)sig;
     static const char m[] = "prepost_stress: timeout (hang?)\n";
@@ -348,6 +383,7 @@ int main(int argc, char **argv) {
         if (dup) MPI_Comm_dup(MPI_COMM_WORLD, &c);
         ring(c, it);
         ring(c, it + 1);
+        if (p > 1 && it % 12 == 7) longmsg(c, it); /* before any synchronous send on c */
         if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
         pair(c, it, dup && it % 4 == 2);
         ring(c, it + 2);
