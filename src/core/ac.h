@@ -155,6 +155,7 @@ typedef struct {
 enum { AC_KEPT_WAYS = 4 };
 typedef struct {
     void *entry;
+    void *star; /* the entry's STAR state (ac_star_t, src/select/star.h) */
     const ac_alg_t *native;
     size_t bytes;
     MPI_Op op;

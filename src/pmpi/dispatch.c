@@ -2,7 +2,7 @@
  * The single path of every intercepted collective: context, argument checks, selection, run,
  * statistics. Everything the library sends goes through PMPI_* on the private communicator.
  *
- * Pass-through to PMPI_<Coll> (decided in ac_passthrough): before MPI_Init / after
+ * Pass-through to PMPI_<Coll> (decided in ac_pass, pmpi.h): before MPI_Init / after
  * MPI_Finalize, AUTOCOLL_DISABLE=1, MPI_COMM_NULL, intercommunicators, calls made while the
  * library itself is running (an MPI library that implements a routine with another collective),
  * and collectives that run the MPI library's algorithm on every call with nothing to record
@@ -16,22 +16,18 @@
 #include "pmpi.h"
 #include "../trace/trace.h"
 
-static AC_TLS int depth;
-/* The context ac_passthrough found for the call it let in (NULL: none yet), for ac_dispatch,
- * which every wrapper calls right after it on the same thread. */
-static AC_TLS ac_ctx_t *peeked;
+AC_TLS int ac_depth; /* pmpi.h */
+AC_TLS ac_ctx_t *ac_peeked;
 static pthread_mutex_t setup_mtx = PTHREAD_MUTEX_INITIALIZER;
-/* 1 when a settled key's untimed call on the MPI library's algorithm has nothing to record,
- * check or log (ac_raw_native): no AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or AUTOCOLL_REPRODUCIBLE. */
-static int raw_ok;
+int ac_raw_ok; /* pmpi.h */
 
 void ac_setup(int collective) {
     if (ac_g.initialized) return;
     ac_state_setup(collective);
     ac_select_setup(collective);
     ac_trace_mpi_setup(collective);
-    raw_ok = !ac_g.set.verbose && !ac_g.set.check && !ac_g.set.reproducible;
-    ac_g.initialized = 1; /* last: ac_passthrough lets calls in from here on */
+    ac_raw_ok = !ac_g.set.verbose && !ac_g.set.check && !ac_g.set.reproducible;
+    ac_g.initialized = 1; /* last: ac_pass lets calls in from here on */
 }
 
 void ac_teardown(void) {
@@ -44,7 +40,7 @@ void ac_teardown(void) {
 
 /* MPI was initialised without our MPI_Init (e.g. from Fortran): local settings only. 1 when MPI
  * is not (or no longer) initialised. */
-static int __attribute__((noinline)) late_setup(void) {
+int ac_late_setup(void) {
     int ini = 0, fin = 0;
     PMPI_Initialized(&ini);
     PMPI_Finalized(&fin);
@@ -58,36 +54,7 @@ static int __attribute__((noinline)) late_setup(void) {
     return 0;
 }
 
-static inline __attribute__((always_inline)) int passthrough(MPI_Comm comm, int coll) {
-    if (depth > 0 || ac_g.finalized) return 1;
-    if (!ac_g.initialized && late_setup()) return 1;
-    if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
-    ac_ctx_t *ctx = ac_ctx_peek_last(comm);
-    if (!ctx) {
-        int inter = 0;
-        ctx = ac_ctx_peek(comm, &inter);
-        if (inter) return 1;
-    }
-    peeked = ctx;
-    /* Every call of coll runs the MPI library's algorithm with nothing to record (select.h,
-     * ac_sel.native_only): straight to PMPI_<Coll>, once the communicator has its context (made
-     * by the first call on every rank, so that autocoll_last_choice answers). Skipping ac_dispatch
-     * skips the context's tag slot too, on every rank alike. */
-    const ac_alg_t *nat = __atomic_load_n(&ac_sel.native_only[coll], __ATOMIC_ACQUIRE);
-    if (nat && ctx && !(ac_trace_mask & AC_TRACE_COLL)) {
-        ctx->last[coll].alg = nat;
-        return 1;
-    }
-    return 0;
-}
-
-int ac_passthrough(MPI_Comm comm, int coll) {
-    return passthrough(comm, coll);
-}
-
-/* The size of type t for the raw path: the context keeps the last predefined type's. */
-static inline __attribute__((always_inline)) size_t raw_type_size(ac_ctx_t *ctx, MPI_Datatype t) {
-    if (t == ctx->raw_type) return ctx->raw_tsize;
+size_t ac_raw_type_size(ac_ctx_t *ctx, MPI_Datatype t) {
     size_t size = ac_dt_size(t);
     int ni = 0, na = 0, nt = 0, combiner = MPI_UNDEFINED;
     if (t != MPI_DATATYPE_NULL &&
@@ -97,45 +64,6 @@ static inline __attribute__((always_inline)) size_t raw_type_size(ac_ctx_t *ctx,
         ctx->raw_tsize = size;
     }
     return size;
-}
-
-/* The raw path of a settled key (docs/bench.md, "Per-call cost"). The kept choices of the
- * context (select.h, ac_kept_find) are told apart by the selection size, root, operation,
- * in-place flag, commutativity and order. For the collectives whose selection size is
- * count x size(type) of one pair of arguments on every rank (bcast, reduce, allreduce,
- * allgather, alltoall, reduce_scatter_block; barrier: 0), and a key whose operation is none or
- * predefined (so commutative) and whose order is free (ac_kept_t.raw), these follow from the
- * raw arguments: the entry point asks here before it builds the argument record. The size of a
- * type is asked of MPI unless it is the context's last predefined type (a freed derived type's
- * handle may come back as another type; predefined ones are never freed), the operation is
- * compared by handle (predefined ones again). A hit is exactly the short path of dispatch()
- * below: the tag slot advanced, the last choice noted, the engine's count, and the caller runs
- * PMPI_<Coll> with its own arguments, which the MPI library checks. A miss (any other call, the
- * first ones on a communicator, a timed call) changes nothing and the call takes the full path,
- * which for a kept key reaches the same entry: hits need no agreement. Not with collective
- * tracing, AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or AUTOCOLL_REPRODUCIBLE (raw_ok). */
-static inline __attribute__((always_inline)) int raw_native(int coll, int count, MPI_Datatype t,
-                                                            MPI_Op op, int root, int inplace) {
-    ac_ctx_t *ctx = peeked; /* passthrough's, which returned 0 just before */
-    if (!raw_ok || !ctx || count < 0 || (ac_trace_mask & AC_TRACE_COLL)) return 0;
-    size_t bytes = count ? (size_t)count * raw_type_size(ctx, t) : 0;
-    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < AC_KEPT_WAYS; i++) {
-        ac_kept_t *k = &ctx->kept[coll][i];
-        if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
-            k->op == op && k->inplace == inplace && k->gen == gen) {
-            if (!ac_adapt_kept_skip(k)) return 0;
-            if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
-            ctx->last[coll].alg = k->native;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
-                int inplace) {
-    return passthrough(comm, coll) || raw_native(coll, count, t, op, root, inplace);
 }
 
 static int bad_type(MPI_Datatype t) {
@@ -299,8 +227,8 @@ static void trace_note(ac_trace_rec_t *tr, const ac_args_t *a, const ac_inst_t *
  * two calls below, so the compiler can drop the tests from the untraced copy). */
 static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace_rec_t *tr) {
     int err;
-    ac_ctx_t *ctx = peeked; /* ac_passthrough's */
-    depth++;
+    ac_ctx_t *ctx = ac_peeked; /* ac_pass's */
+    ac_depth++;
     if (!ctx) {
         err = ac_ctx_get(a->ucomm, &ctx);
         if (err != MPI_SUCCESS) {
@@ -384,7 +312,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     if (err != MPI_SUCCESS && !(in->alg->flags & AUTOCOLL_R_NATIVE))
         PMPI_Comm_call_errhandler(a->ucomm, err);
 fn_exit:
-    depth--;
+    ac_depth--;
     return err;
 }
 

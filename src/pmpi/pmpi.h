@@ -9,17 +9,89 @@
 #define AC_PMPI_H
 
 #include "../select/select.h"
+#include "../trace/trace.h"
 
 /* dispatch.c */
 int ac_dispatch(ac_args_t *a);
-/* 1 when a call of collective coll on comm must go straight to PMPI_<Coll> (see dispatch.c). */
-int ac_passthrough(MPI_Comm comm, int coll);
-/* ac_passthrough, then for a call it lets in: 1 when the call is an untimed call of a settled key
- * on the MPI library's algorithm, recognised from its raw arguments (dispatch.c: count and type
- * of the selection size, operation, root or 0, in-place flag); it is counted, and the caller
- * runs PMPI_<Coll>. 0: build the argument record and dispatch. */
-int ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
-                int inplace);
+/* The entry of every intercepted collective (inline: most calls of a program in steady state
+ * end here). State of dispatch.c: the depth of the library's own calls on this thread, the
+ * context ac_pass found for the call it let in (NULL: none yet) for ac_dispatch, which the
+ * wrapper calls right after it on the same thread, and ac_raw_ok (ac_pass_raw). */
+extern AC_TLS int ac_depth;
+extern AC_TLS ac_ctx_t *ac_peeked;
+extern int ac_raw_ok;
+/* MPI initialised without our MPI_Init (e.g. from Fortran): set up with local settings only; 1
+ * when MPI is not (or no longer) initialised. */
+int ac_late_setup(void) __attribute__((noinline, cold));
+/* The size of type t, kept by the context when t is predefined (ac_pass_raw). */
+size_t ac_raw_type_size(ac_ctx_t *ctx, MPI_Datatype t) __attribute__((noinline));
+
+/* 1 when a call of collective coll on comm must go straight to PMPI_<Coll>: before MPI_Init /
+ * after MPI_Finalize, AUTOCOLL_DISABLE=1, MPI_COMM_NULL, intercommunicators, calls made while
+ * the library itself is running, and collectives that run the MPI library's algorithm on every
+ * call with nothing to record (ac_sel.native_only: straight to PMPI_<Coll> once the
+ * communicator has its context, made by the first call on every rank, so that
+ * autocoll_last_choice answers; skipping ac_dispatch skips the context's tag slot too, on every
+ * rank alike). */
+static inline __attribute__((always_inline)) int ac_pass(MPI_Comm comm, int coll) {
+    if (ac_depth > 0 || ac_g.finalized) return 1;
+    if (__builtin_expect(!ac_g.initialized, 0) && ac_late_setup()) return 1;
+    if (ac_g.set.disable || comm == MPI_COMM_NULL) return 1;
+    ac_ctx_t *ctx = ac_ctx_peek_last(comm);
+    if (__builtin_expect(!ctx, 0)) {
+        int inter = 0;
+        ctx = ac_ctx_peek(comm, &inter);
+        if (inter) return 1;
+    }
+    ac_peeked = ctx;
+    const ac_alg_t *nat = __atomic_load_n(&ac_sel.native_only[coll], __ATOMIC_ACQUIRE);
+    if (nat && ctx && !(ac_trace_mask & AC_TRACE_COLL)) {
+        ctx->last[coll].alg = nat;
+        return 1;
+    }
+    return 0;
+}
+
+/* The raw path of a settled key (docs/bench.md, "Per-call cost"): ac_pass, then for a call it
+ * lets in, 1 when the call is an untimed call of a settled key on the MPI library's algorithm,
+ * recognised from its raw arguments (count and type of the selection size, operation, root or
+ * 0, in-place flag); it is counted, and the caller runs PMPI_<Coll>. 0: build the argument
+ * record and dispatch.
+ * The kept choices of the context (select.h, ac_kept_find) are told apart by the selection
+ * size, root, operation, in-place flag, commutativity and order. For the collectives whose
+ * selection size is count x size(type) of one pair of arguments on every rank (bcast, reduce,
+ * allreduce, allgather, alltoall, reduce_scatter_block; barrier: 0), and a key whose operation
+ * is none or predefined (so commutative) and whose order is free (ac_kept_t.raw), these follow
+ * from the raw arguments. The size of a type is asked of MPI unless it is the context's last
+ * predefined type (a freed derived type's handle may come back as another type; predefined
+ * ones are never freed); the operation is compared by handle (predefined ones again). A hit is
+ * exactly the short path of dispatch.c's dispatch(): the tag slot advanced, the last choice
+ * noted, the engine's count, and the caller runs PMPI_<Coll> with its own arguments, which the
+ * MPI library checks. A miss (any other call, the first ones on a communicator, a timed call)
+ * changes nothing and the call takes the full path, which for a kept key reaches the same
+ * entry: hits need no agreement. Not with collective tracing, AUTOCOLL_VERBOSE, AUTOCOLL_CHECK
+ * or AUTOCOLL_REPRODUCIBLE (ac_raw_ok). */
+static inline __attribute__((always_inline)) int
+ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root, int inplace) {
+    if (ac_pass(comm, coll)) return 1;
+    ac_ctx_t *ctx = ac_peeked;
+    if (!ac_raw_ok || !ctx || count < 0 || (ac_trace_mask & AC_TRACE_COLL)) return 0;
+    size_t bytes = !count               ? 0
+                   : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
+                                        : (size_t)count * ac_raw_type_size(ctx, t);
+    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < AC_KEPT_WAYS; i++) {
+        ac_kept_t *k = &ctx->kept[coll][i];
+        if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
+            k->op == op && k->inplace == inplace && k->gen == gen) {
+            if (!ac_kept_skip(k)) return 0;
+            if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
+            ctx->last[coll].alg = k->native;
+            return 1;
+        }
+    }
+    return 0;
+}
 /* Set up core then select (collective over MPI_COMM_WORLD when collective is 1), and the
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);

@@ -36,7 +36,7 @@ AC_EXPORT int autocoll_allgather(const void *sb, int sc, MPI_Datatype st, void *
 
 int ac_call_allgatherv(const void *sb, int sc, MPI_Datatype st, void *rb, const int *rcs,
                        const int *dis, MPI_Datatype rt, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm, AUTOCOLL_ALLGATHERV))
+    if (ac_pass(comm, AUTOCOLL_ALLGATHERV))
         return PMPI_Allgatherv(sb, sc, st, rb, rcs, dis, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHERV,
                    .sbuf = sb,
@@ -88,7 +88,7 @@ AC_EXPORT int autocoll_alltoall(const void *sb, int sc, MPI_Datatype st, void *r
 
 int ac_call_alltoallv(const void *sb, const int *scs, const int *sds, MPI_Datatype st, void *rb,
                       const int *rcs, const int *rds, MPI_Datatype rt, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm, AUTOCOLL_ALLTOALLV))
+    if (ac_pass(comm, AUTOCOLL_ALLTOALLV))
         return PMPI_Alltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm);
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALLV,
                    .sbuf = sb,
@@ -190,7 +190,7 @@ AC_EXPORT int autocoll_allreduce(const void *sb, void *rb, int count, MPI_Dataty
 
 int ac_call_reduce_scatter(const void *sb, void *rb, const int *rcs, MPI_Datatype t, MPI_Op op,
                            MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm, AUTOCOLL_REDUCE_SCATTER))
+    if (ac_pass(comm, AUTOCOLL_REDUCE_SCATTER))
         return PMPI_Reduce_scatter(sb, rb, rcs, t, op, comm);
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER,
                    .sbuf = sb,
@@ -239,8 +239,7 @@ AC_EXPORT int autocoll_reduce_scatter_block(const void *sb, void *rb, int rc, MP
 
 int ac_call_gather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                    int root, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm, AUTOCOLL_GATHER))
-        return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
+    if (ac_pass(comm, AUTOCOLL_GATHER)) return PMPI_Gather(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_GATHER,
                    .sbuf = sb,
                    .scount = sc,
@@ -265,8 +264,7 @@ AC_EXPORT int autocoll_gather(const void *sb, int sc, MPI_Datatype st, void *rb,
 
 int ac_call_scatter(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                     int root, MPI_Comm comm, void *site) {
-    if (ac_passthrough(comm, AUTOCOLL_SCATTER))
-        return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
+    if (ac_pass(comm, AUTOCOLL_SCATTER)) return PMPI_Scatter(sb, sc, st, rb, rc, rt, root, comm);
     ac_args_t a = {.coll = AUTOCOLL_SCATTER,
                    .sbuf = sb,
                    .scount = sc,
@@ -312,7 +310,7 @@ void ac_abi_guard(void) {
     if (rc == 0) return;
     if (why[0]) fprintf(stderr, "autocoll: %s\n", why);
     if (rc == 2) abort(); /* our int handles would truncate the program's pointer handles */
-    ac_g.initialized = ac_g.finalized = 1; /* ac_passthrough and ac_state_teardown do nothing */
+    ac_g.initialized = ac_g.finalized = 1; /* ac_pass and ac_state_teardown do nothing */
 }
 
 AC_EXPORT int MPI_Init(int *argc, char ***argv) {

@@ -469,11 +469,8 @@ static int still_kept(const ac_entry_t *e, const ac_kept_t *k) {
     return e->star.stage == AC_STAR_MONITOR && e->star.cur == k->cand;
 }
 
-int ac_adapt_kept_skip(ac_kept_t *k) {
-    ac_entry_t *e = k->entry;
-    if (!still_kept(e, k) || ac_star_timed(&e->star)) return 0;
-    ac_star_skip(&e->star);
-    return 1;
+void *ac_adapt_star(void *entry) {
+    return &((ac_entry_t *)entry)->star;
 }
 
 int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k) {

@@ -157,6 +157,7 @@ static void keep_settled(ac_ctx_t *ctx, const ac_args_t *a, const ac_choice_t *c
         ctx->kept_next[a->coll] = (ctx->kept_next[a->coll] + 1) % AC_KEPT_WAYS;
     }
     *k = (ac_kept_t){.entry = ch->tk.entry,
+                     .star = ac_adapt_star(ch->tk.entry),
                      .native = ch->inst.alg->flags & AUTOCOLL_R_NATIVE ? ch->inst.alg : NULL,
                      .bytes = a->bytes,
                      .op = a->op,

@@ -10,6 +10,7 @@
 #define AC_SELECT_H
 
 #include "../core/ac.h"
+#include "star.h"
 
 /* ---------------------------------------------------------------- registry (registry.c) */
 
@@ -95,7 +96,7 @@ typedef struct {
      * the library to record (setup.c, native_only_update): forced to native, or mode native
      * with nothing forced, and no AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or AUTOCOLL_REPRODUCIBLE.
      * NULL otherwise. Such a choice depends on no argument of the call, so the interposition
-     * layer sends these calls straight to PMPI_<Coll> (ac_passthrough) and every rank agrees. */
+     * layer sends these calls straight to PMPI_<Coll> (ac_pass) and every rank agrees. */
     const ac_alg_t *native_only[AUTOCOLL_NCOLL];
 } ac_sel_state_t;
 extern ac_sel_state_t ac_sel;
@@ -106,9 +107,17 @@ int ac_select_full(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch);
 /* The choice of a settled adaptive key kept by the context (adapt.c): the engine's ticket for
  * this call, or the full selection when the key no longer monitors that choice. */
 int ac_adapt_kept(ac_ctx_t *ctx, const ac_args_t *a, ac_choice_t *ch, ac_kept_t *k);
+/* The STAR state of an engine entry (adapt.c), kept with its choice (ac_kept_t.star). */
+void *ac_adapt_star(void *entry);
 /* 1 when the key of k still monitors k's choice and does not time this call: the call is
- * counted, nothing is left to record (adapt.c). 0: nothing done. */
-int ac_adapt_kept_skip(ac_kept_t *k);
+ * counted, nothing is left to record. 0: nothing done. Inline: the per-call path of a settled
+ * key. */
+static inline __attribute__((always_inline)) int ac_kept_skip(ac_kept_t *k) {
+    ac_star_t *s = k->star;
+    if (s->stage != AC_STAR_MONITOR || s->cur != k->cand || ac_star_timed(s)) return 0;
+    ac_star_skip(s);
+    return 1;
+}
 
 /* The way of the context's kept choices (below) for the inputs of a, NULL: none. */
 static inline __attribute__((always_inline)) ac_kept_t *
@@ -157,7 +166,7 @@ static inline __attribute__((always_inline)) int ac_select(ac_ctx_t *ctx, const 
 static inline __attribute__((always_inline)) const ac_alg_t *
 ac_select_kept_native(ac_ctx_t *ctx, const ac_args_t *a) {
     ac_kept_t *k = ac_kept_find(ctx, a, __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE));
-    return k && k->native && ac_adapt_kept_skip(k) ? k->native : NULL;
+    return k && k->native && ac_kept_skip(k) ? k->native : NULL;
 }
 
 #endif

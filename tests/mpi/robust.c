@@ -182,7 +182,7 @@ int main(int argc, char **argv) {
 
     /* A new forced instance takes effect at the next call on a communicator that has already
      * run the same call (choices are cached per communicator until autocoll_force; "native"
-     * sends calls straight to the MPI library, ac_passthrough). */
+     * sends calls straight to the MPI library, ac_pass). */
     {
         const char *seq[] = {
             "binomial",           "native",  "native", "linear", "native", "native",
