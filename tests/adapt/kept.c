@@ -14,25 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "check.h"
 
 enum { ROUNDS = 300, SMALL = 64, LARGE = 4096, NINT = 8 };
-
-static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t) {
-    (void)t;
-    for (int i = 0; i < *len; i++)
-        ((int *)inout)[i] += ((int *)in)[i];
-}
-
-static int failures;
-
-static void check(int ok, const char *what, int round) {
-    if (!ok && failures++ < 10) {
-        int r;
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        fprintf(stderr, "rank %d, round %d: %s differs from the MPI library's result\n", r, round,
-                what);
-    }
-}
 
 static void bcast(unsigned char *buf, unsigned char *ref, int n, int root, int me, int round) {
     for (int i = 0; i < n; i++)

@@ -20,25 +20,9 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
+#include "check.h"
 
 enum { ROUNDS = 400 };
-
-static int failures;
-
-static void check(int ok, const char *what, int round) {
-    if (!ok && failures++ < 10) {
-        int r;
-        MPI_Comm_rank(MPI_COMM_WORLD, &r);
-        fprintf(stderr, "rank %d, round %d: %s differs from the MPI library's result\n", r, round,
-                what);
-    }
-}
-
-static void sum_fn(void *in, void *inout, int *len, MPI_Datatype *t) {
-    (void)t;
-    for (int i = 0; i < *len; i++)
-        ((int *)inout)[i] += ((int *)in)[i];
-}
 
 static void fill(int *v, int n, int me, int round) {
     for (int i = 0; i < n; i++)
