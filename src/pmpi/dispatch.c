@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "pmpi.h"
-#include "../trace/trace.h"
 
 AC_TLS int ac_depth; /* pmpi.h */
 AC_TLS ac_ctx_t *ac_peeked;
