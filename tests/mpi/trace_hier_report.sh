@@ -126,3 +126,26 @@ check_steps_report() {
     expect "$rep" "alltoall hier," inter-node "exchange part" $((4 * nn))
     expect "$rep" "alltoall hier," intra-node "scatter part" 24
 }
+
+# allreduce `hierarchical:inter=tree` (the leaders' part is allreduce `tree`): report $1, nodes
+# of $2 ranks. Among the leaders every node has one rank, and the tree's cluster-root subtree
+# lives on the root node, so every vertex is the root leader's: the rank-level tree the part
+# records show is flat, one root with nn - 1 leaf children, stamped as a reduce tree then a
+# bcast tree of the inter-node stage. Per call: one arrival wait, core, up latency and
+# departure wait (the root), nn - 1 leaf down latencies and nn - 1 edges each way.
+check_tree_report() {
+    local rep=$1 ppn=$2 nn=$((6 / $2)) g r
+    g="allreduce hierarchical:inter=tree"
+    r=$(check_group "$rep" "$g") && ok "inter=tree, nodes of $ppn: $r" ||
+        { bad "inter=tree, nodes of $ppn: $r"; sed -n "/^### .*$g/,/^### /p" "$rep"; }
+    expect "$rep" "$g" inter-node "arrival wait" 4
+    expect "$rep" "$g" inter-node "down latency" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "core" 4
+    expect "$rep" "$g" inter-node "up latency" 4
+    expect "$rep" "$g" inter-node "departure wait" 4
+    expect "$rep" "$g" inter-node "edge down" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "edge up" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "exchange part" $((4 * nn))
+    expect "$rep" "$g" intra-node "reduce part" 24
+    expect "$rep" "$g" intra-node "bcast part" 24
+}
