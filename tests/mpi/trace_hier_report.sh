@@ -122,6 +122,17 @@ check_steps_report() {
     expect "$rep" "allgather hier:" intra-node "gather part" 24
     expect "$rep" "allgather hier:" inter-node "exchange part" $((4 * nn))
     expect "$rep" "allgather hier:" intra-node "bcast part" 24
+    # allgather `hier` writes its intra-node gather (flat: the ppn - 1 members send to the
+    # leader) and bcast (binomial over ppn ranks) out with point-to-point calls, stamped as
+    # trees: per node and call one vertex with children in each, ppn - 1 edges each way, and a
+    # gather vertex (down latency) on every rank.
+    g="allgather hier:"
+    expect "$rep" "$g" intra-node "arrival wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "down latency" 24
+    expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
+    expect "$rep" "$g" intra-node "up latency" $((4 * nn))
+    expect "$rep" "$g" intra-node "departure wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "edge up" $((4 * nn * (ppn - 1)))
     expect "$rep" "alltoall hier," intra-node "gather part" 24
     expect "$rep" "alltoall hier," inter-node "exchange part" $((4 * nn))
     expect "$rep" "alltoall hier," intra-node "scatter part" 24
