@@ -204,3 +204,27 @@ void ac_hier_tree_end_traced(ac_hier_steps_t *h, const ac_args_t *a, const ac_ct
               err == MPI_SUCCESS);
     h->trees = NULL;
 }
+
+void ac_hier_run_traced(ac_hier_steps_t *h, int op, int parent, int64_t entry, int64_t mid) {
+    if (!h->trees) return;
+    ac_tree_stamps_t *s = &h->trees->s;
+    if (s->nrun >= s->maxrun) {
+        s->lost++;
+        return;
+    }
+    ac_tree_run_t *r = &s->run[s->nrun++];
+    r->op = op;
+    r->parent = parent;
+    r->entry = entry;
+    r->mid = mid > entry ? mid : entry;
+    r->nch = 0;
+}
+
+void ac_hier_run_child_traced(ac_hier_steps_t *h, int child, int64_t at) {
+    if (!h->trees || h->trees->s.nrun == 0) return;
+    ac_tree_stamps_t *s = &h->trees->s;
+    ac_tree_run_t *r = &s->run[s->nrun - 1];
+    if (r->nch >= s->cap) return;
+    r->child[r->nch] = child;
+    r->at[r->nch++] = at;
+}

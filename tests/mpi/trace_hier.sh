@@ -52,7 +52,9 @@ for ppn in 3 2; do
 done
 
 # The leaders' part of allreduce `hierarchical` as allreduce `tree`: it leaves no whole-call
-# record of its own (those would carry the leaders' communicator and call numbers).
+# record of its own (those would carry the leaders' communicator and call numbers), but part
+# records of its rank-level tree (inter-node reduce and bcast trees over the leaders), which
+# the checker and the report's tables see.
 d="$tmp/tt"
 mkdir "$d"
 "$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
@@ -61,9 +63,12 @@ mkdir "$d"
 rc=$?
 [ $rc -eq 0 ] && ok "hierarchical:inter=tree: results correct" ||
     { bad "hierarchical:inter=tree: exit code $rc"; cat "$tmp/out"; }
-"$check" "$d" 6 2 >"$tmp/check" 2>&1 &&
+"$check" "$d" 6 2 tree >"$tmp/check" 2>&1 &&
     ok "hierarchical:inter=tree: stage records ($(tail -1 "$tmp/check"))" ||
     { bad "hierarchical:inter=tree: stage records"; cat "$tmp/check"; }
+rep="$tmp/rept"
+"$report" "$d" >"$rep" 2>&1 || { bad "inter=tree: autocoll-report failed"; cat "$rep"; }
+check_tree_report "$rep" 2
 
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

@@ -19,7 +19,11 @@
  *    the inter-node one starts;
  *  - every run's records give its vertex metrics (ac_part_vertex);
  *  - no whole-call record of allreduce `tree` (tree_rank, tree_vertex, tree_child) when the
- *    tree runs as the leaders' part of allreduce `hierarchical` (the script's last run).
+ *    tree runs as the leaders' part of allreduce `hierarchical` (the script's last run, fourth
+ *    argument `tree`); there every leader has instead an inter-node reduce tree then an
+ *    inter-node bcast tree over the leaders (the rank-level tree of allreduce `tree`), the two
+ *    with the same root and shape, after the intra-node reduce and before the intra-node bcast.
+ * usage: ac_trace_hier_check DIR NP PPN [tree]
  * Prints one line per problem and a summary; exit status 1 if any.
  */
 #ifndef _GNU_SOURCE
@@ -81,11 +85,12 @@ static int has_child(const run_t *x, int r) {
     return -1;
 }
 
-/* One tree (stage, op) over the ranks in[] of call seq: shape, root, times. */
-static void check_tree(int seq, int stage, int op, const int *in, int n, int want_root) {
+/* One tree (stage, op) over the ranks in[] of call seq: shape, root (want_root, or any when
+ * -1), times. Returns the root found (-1 none). */
+static int check_tree(int seq, int stage, int op, const int *in, int n, int want_root) {
     const char *sn = stage == AC_HIER_INTRA ? "intra-node" : "inter-node";
     const char *on = op ? "bcast" : "reduce";
-    int roots = 0;
+    int roots = 0, found = -1;
     for (int i = 0; i < n; i++) {
         int r = in[i];
         const run_t *x = find(&calls[seq][r], stage, op);
@@ -100,8 +105,9 @@ static void check_tree(int seq, int stage, int op, const int *in, int n, int wan
               x->parent);
         if (x->parent < 0) {
             roots++;
-            CHECK(r == want_root, "call %d: %s %s tree rooted at %d, expected %d", seq, sn, on, r,
-                  want_root);
+            found = r;
+            CHECK(want_root < 0 || r == want_root, "call %d: %s %s tree rooted at %d, expected %d",
+                  seq, sn, on, r, want_root);
         } else if (member) {
             int q = x->parent;
             const run_t *y = find(&calls[seq][q], stage, op);
@@ -132,14 +138,15 @@ static void check_tree(int seq, int stage, int op, const int *in, int n, int wan
         }
     }
     CHECK(roots == 1, "call %d: %s %s tree over rank %d..: %d roots", seq, sn, on, in[0], roots);
+    return found;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: ac_trace_hier_check DIR NP PPN\n");
+    if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "tree"))) {
+        fprintf(stderr, "usage: ac_trace_hier_check DIR NP PPN [tree]\n");
         return 2;
     }
-    int np = atoi(argv[2]), ppn = atoi(argv[3]);
+    int np = atoi(argv[2]), ppn = atoi(argv[3]), intree = argc == 5;
     if (np < 2 || np > MAXCH || ppn < 2 || np % ppn) {
         fprintf(stderr, "ac_trace_hier_check: NP 2..%d, PPN >= 2 dividing NP\n", MAXCH);
         return 2;
@@ -238,6 +245,8 @@ int main(int argc, char **argv) {
                 CHECK(!strcmp(c->inst, "hierarchical"), "call %d rank %d: allreduce ran %s", seq, r,
                       c->inst);
                 want[AC_HIER_INTRA][AC_PART_REDUCE] = want[AC_HIER_INTRA][AC_PART_BCAST] = 1;
+                want[AC_HIER_INTER][AC_PART_REDUCE] = want[AC_HIER_INTER][AC_PART_BCAST] =
+                    intree && lead && nn > 1;
             } else {
                 CHECK(0, "call %d rank %d: unexpected collective %d", seq, r, c->kind);
             }
@@ -275,6 +284,12 @@ int main(int argc, char **argv) {
                       "call %d leader %d: inter-node reduce starts before the "
                       "node's result",
                       seq, r);
+            if (ir && ib) /* allreduce `tree` among the leaders: reduce, then bcast */
+                CHECK(ir->mid <= ib->entry && ib->mid <= (lb ? lb->entry : c->t_out) &&
+                          ir->parent == ib->parent && ir->nch == ib->nch,
+                      "call %d leader %d: leaders' reduce and bcast trees out of order or "
+                      "of different shapes",
+                      seq, r);
         }
         /* Trees. */
         const call_t *c0 = &calls[seq][0];
@@ -301,6 +316,10 @@ int main(int argc, char **argv) {
             check_tree(seq, AC_HIER_INTER,
                        c0->kind == AUTOCOLL_BCAST ? AC_PART_BCAST : AC_PART_REDUCE, leaders, nn,
                        (root / ppn) * ppn);
+        if (nn > 1 && intree && c0->kind == AUTOCOLL_ALLREDUCE) {
+            int rr = check_tree(seq, AC_HIER_INTER, AC_PART_REDUCE, leaders, nn, -1);
+            check_tree(seq, AC_HIER_INTER, AC_PART_BCAST, leaders, nn, rr);
+        }
     }
     printf("%d calls, %d tree runs, %d checks, %d failed\n", maxseq, nruns, checked, fails);
     return fails != 0;

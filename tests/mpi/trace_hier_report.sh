@@ -122,7 +122,41 @@ check_steps_report() {
     expect "$rep" "allgather hier:" intra-node "gather part" 24
     expect "$rep" "allgather hier:" inter-node "exchange part" $((4 * nn))
     expect "$rep" "allgather hier:" intra-node "bcast part" 24
+    # allgather `hier` writes its intra-node gather (flat: the ppn - 1 members send to the
+    # leader) and bcast (binomial over ppn ranks) out with point-to-point calls, stamped as
+    # trees: per node and call one vertex with children in each, ppn - 1 edges each way, and a
+    # gather vertex (down latency) on every rank.
+    g="allgather hier:"
+    expect "$rep" "$g" intra-node "arrival wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "down latency" 24
+    expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
+    expect "$rep" "$g" intra-node "up latency" $((4 * nn))
+    expect "$rep" "$g" intra-node "departure wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "edge up" $((4 * nn * (ppn - 1)))
     expect "$rep" "alltoall hier," intra-node "gather part" 24
     expect "$rep" "alltoall hier," inter-node "exchange part" $((4 * nn))
     expect "$rep" "alltoall hier," intra-node "scatter part" 24
+}
+
+# allreduce `hierarchical:inter=tree` (the leaders' part is allreduce `tree`): report $1, nodes
+# of $2 ranks. Among the leaders every node has one rank, and the tree's cluster-root subtree
+# lives on the root node, so every vertex is the root leader's: the rank-level tree the part
+# records show is flat, one root with nn - 1 leaf children, stamped as a reduce tree then a
+# bcast tree of the inter-node stage. Per call: one arrival wait, core, up latency and
+# departure wait (the root), nn - 1 leaf down latencies and nn - 1 edges each way.
+check_tree_report() {
+    local rep=$1 ppn=$2 nn=$((6 / $2)) g r
+    g="allreduce hierarchical:inter=tree"
+    r=$(check_group "$rep" "$g") && ok "inter=tree, nodes of $ppn: $r" ||
+        { bad "inter=tree, nodes of $ppn: $r"; sed -n "/^### .*$g/,/^### /p" "$rep"; }
+    expect "$rep" "$g" inter-node "arrival wait" 4
+    expect "$rep" "$g" inter-node "down latency" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "core" 4
+    expect "$rep" "$g" inter-node "up latency" 4
+    expect "$rep" "$g" inter-node "departure wait" 4
+    expect "$rep" "$g" inter-node "edge down" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "edge up" $((4 * (nn - 1)))
+    expect "$rep" "$g" inter-node "exchange part" $((4 * nn))
+    expect "$rep" "$g" intra-node "reduce part" 24
+    expect "$rep" "$g" intra-node "bcast part" 24
 }

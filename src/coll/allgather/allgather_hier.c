@@ -22,7 +22,10 @@
  *   allgatherv form: spec star-stage-ethernet.md 2.3.
  * Tracing: step records (src/coll/hier_stage.c; seed 003 §4): (1) intra-node gather, (2) the
  *   leaders' allgatherv (inter-node exchange; packing and unpacking are local work outside the
- *   steps), (4) intra-node broadcast.
+ *   steps), (4) intra-node broadcast; and part_tree / part_child records of (1) as a flat gather
+ *   tree (t1,i: member i's block completed, in arrival order with Waitany when traced; t2: the
+ *   leader has every block, a member just before its send) and of (4) as the binomial bcast
+ *   tree (t3: the blocks are here, root: entry; t4,i: just before the send to child i).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -42,6 +45,7 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int *members = NULL, *ncount = NULL, *ndispl = NULL, *seg = NULL, *blk = NULL;
     void *tbase = NULL;
     MPI_Request *req = NULL;
+    int64_t *at = NULL; /* traced: arrival stamps of the intra-node gather */
     /* inter is never node-aware: the registry refuses such parts where they are named. */
     AC_CHECK(ac_agb_setup(a, &g));
     if (p == 1) return MPI_SUCCESS;
@@ -93,17 +97,39 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
 
     ac_hier_steps_t hs;
     ac_hier_begin(&hs, a, ctx);
-    /* (1) intra-node gather to the leader */
+    /* (1) intra-node gather to the leader: traced, a flat gather tree (members send to the
+     * leader; their blocks are completed in arrival order and stamped, t1,i) */
+    ac_hier_tree_begin(&hs, ns);
+    int64_t t_in = ac_hier_now(&hs);
     if (nr == 0) {
         int nreq = 0;
-        for (int i = 1; i < ns; i++)
-            AC_CHECK(PMPI_Irecv(ac_agb_addr(&g, members[i]), ac_agb_count(&g, members[i]), g.type,
-                                i, ntag, ctx->node_comm, &req[nreq++]));
-        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        for (int i = 1; i < ns && err == MPI_SUCCESS; i++)
+            err = PMPI_Irecv(ac_agb_addr(&g, members[i]), ac_agb_count(&g, members[i]), g.type, i,
+                             ntag, ctx->node_comm, &req[nreq++]);
+        if (err != MPI_SUCCESS) {
+            /* nothing more: the error ends the call */
+        } else if (__builtin_expect(hs.on, 0) && nreq > 0 &&
+                   (at = calloc((size_t)nreq, sizeof *at))) {
+            for (int left = nreq; left > 0 && err == MPI_SUCCESS; left--) {
+                int k = MPI_UNDEFINED;
+                err = PMPI_Waitany(nreq, req, &k, MPI_STATUS_IGNORE);
+                if (err != MPI_SUCCESS || k == MPI_UNDEFINED) break;
+                at[k] = ac_hier_now(&hs);
+            }
+            ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
+            for (int i = 1; i < ns; i++)
+                ac_hier_run_child(&hs, i, at[i - 1]);
+        } else {
+            err = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+            ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
+        }
     } else {
-        AC_CHECK(
-            PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag, ctx->node_comm));
+        ac_hier_run(&hs, AC_PART_GATHER, 0, t_in, ac_hier_now(&hs));
+        err = PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag, ctx->node_comm);
     }
+    ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm,
+                     nr == 0 ? ncount[ctx->node_id] : ac_agb_count(&g, me), g.type, err);
+    if (err != MPI_SUCCESS) goto fn_exit;
     ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, nr, ns,
                  nr == 0 ? ncount[ctx->node_id] : ac_agb_count(&g, me), g.type);
 
@@ -130,25 +156,37 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                                     ac_agb_addr(&g, r), ac_agb_count(&g, r), g.type));
     }
 
-    /* (4) binomial broadcast of all blocks inside the node (node ranks) */
+    /* (4) binomial broadcast of all blocks inside the node (node ranks); traced, a bcast tree
+     * (t3 the blocks are here, t4,i just before the send to child i) */
     if (ns > 1) {
         ac_hier_mark(&hs);
+        ac_hier_tree_begin(&hs, ns);
         ac_agb_t gn = g;
         gn.comm = ctx->node_comm;
         int n = ac_agb_range(blk, 0, p, p), mask = 1;
         while (mask < ns && !(nr & mask))
             mask <<= 1;
+        t_in = ac_hier_now(&hs);
         if (nr > 0) {
-            AC_CHECK(ac_agb_irecv(&gn, blk, n, nr - mask, &req[0]));
-            AC_CHECK(PMPI_Wait(&req[0], MPI_STATUS_IGNORE));
+            err = ac_agb_irecv(&gn, blk, n, nr - mask, &req[0]);
+            if (err == MPI_SUCCESS) err = PMPI_Wait(&req[0], MPI_STATUS_IGNORE);
         }
+        /* root: t3 = entry */
+        ac_hier_run(&hs, AC_PART_BCAST, nr > 0 ? nr - mask : -1, t_in,
+                    nr > 0 ? ac_hier_now(&hs) : t_in);
         int nreq = 0;
-        for (int m = mask >> 1; m >= 1; m >>= 1)
-            if (nr + m < ns) AC_CHECK(ac_agb_isend(&gn, blk, n, nr + m, &req[nreq++]));
-        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+        for (int m = mask >> 1; m >= 1 && err == MPI_SUCCESS; m >>= 1)
+            if (nr + m < ns) {
+                ac_hier_run_child(&hs, nr + m, ac_hier_now(&hs));
+                err = ac_agb_isend(&gn, blk, n, nr + m, &req[nreq++]);
+            }
+        if (err == MPI_SUCCESS) err = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, tot, g.type, err);
+        if (err != MPI_SUCCESS) goto fn_exit;
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_BCAST, nr, ns, tot, g.type);
     }
 fn_exit:
+    free(at);
     free(tbase);
     free(members);
     free(blk);

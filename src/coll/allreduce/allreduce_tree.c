@@ -26,8 +26,12 @@
  *   a_i (remote children are then completed with Waitany, so each is stamped when it is seen,
  *   before the fixed-order combination) and the departure d_i (just before the send of the
  *   final value; for the owner's own items after its sends are posted). The records are pushed
- *   at the end of the call. With tracing off the cost is one load and one branch per call
- *   (and untaken branches on the flag kept in a register).
+ *   at the end of the call. Run as the leaders' part of a traced allreduce `hierarchical`
+ *   (ac_tree_stamps set by src/coll/hier_stage.c), the same stamps give instead this rank's
+ *   vertex of the rank-level tree as a reduce run and a bcast run of the part (stamp_part),
+ *   which hier_stage.c writes as part_tree / part_child records of the inter-node stage under
+ *   the hierarchical call's number. With tracing off the cost is one load and one branch per
+ *   call (and untaken branches on the flag kept in a register).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +99,47 @@ static int vertex_level(const ac_rt_tree_t *tr, int v) {
     return l;
 }
 
+/* Traced as the leaders' part of a hierarchical call (ac_tree_stamps set by
+ * src/coll/hier_stage.c): this rank's vertex of the rank-level tree, as two runs of the part
+ * (a reduce tree then a bcast tree, like the executors' runs). The parent of rank r is the
+ * owner of the parent of r's highest owned item, its children the ranks whose highest item
+ * hangs below a vertex r owns: the broadcast phase's edges, and the reduce phase's for the
+ * items that carry a rank's whole contribution. Reduce: entry, t2 (the highest item's value
+ * leaves; root: the final value), t1,i the child's highest item seen; bcast: entry t2, t3 (the
+ * final value here), t4,i the final value sent to the child. Without room for two runs, both
+ * are counted as lost. */
+static void stamp_part(const ac_rt_tree_t *tr, int me, int64_t entry, int64_t ready, int64_t fin,
+                       const int64_t *tv2, const int64_t *ta, const int64_t *td, const int *cb) {
+    ac_tree_stamps_t *s = ac_tree_stamps;
+    if (s->nrun + 2 > s->maxrun || s->cap < tr->p) {
+        s->lost += 2;
+        return;
+    }
+    int top = ac_rt_top(tr, me), par = ac_rt_parent(tr, top);
+    int64_t t2 = top < 0 ? ready : tv2[top];
+    ac_tree_run_t *rd = &s->run[s->nrun++], *bc = &s->run[s->nrun++];
+    rd->op = AC_TREE_RUN_REDUCE;
+    bc->op = AC_TREE_RUN_BCAST;
+    rd->parent = bc->parent = par < 0 ? -1 : tr->v[par].owner;
+    rd->entry = entry;
+    rd->mid = t2 > entry ? t2 : entry;
+    bc->entry = rd->mid;
+    bc->mid = fin > rd->mid ? fin : rd->mid;
+    rd->nch = bc->nch = 0;
+    for (int y = 0; y < tr->p; y++) {
+        if (y == me) continue;
+        int yt = ac_rt_top(tr, y), yp = ac_rt_parent(tr, yt);
+        if (yp < 0 || tr->v[yp].owner != me) continue;
+        int c = 0;
+        while (c < tr->v[yp].nchild - 1 && tr->v[yp].child[c] != yt)
+            c++;
+        int64_t a1 = ta[cb[yp] + c], a4 = td[cb[yp] + c];
+        rd->child[rd->nch] = bc->child[bc->nch] = y;
+        rd->at[rd->nch++] = a1 < rd->mid ? a1 : rd->mid; /* t1 <= t2 */
+        bc->at[bc->nch++] = a4 > bc->mid ? a4 : bc->mid; /* t4 >= t3 */
+    }
+}
+
 /* Traced: the stage records of this rank (src/trace/trace.h, AC_TK_TREE_*). */
 static void record_stages(const ac_rt_tree_t *tr, int me, const int *node, unsigned long long seq,
                           int64_t ready, int64_t fin, const int64_t *tv2, const int64_t *ta,
@@ -158,8 +203,13 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* Stage tracing: one branch when off. Not as the part of a traced hierarchical call
      * (ac_tree_stamps set, src/coll/hier_stage.c): its records would name the part's
      * communicator and call numbers as the call's. */
-    int traced = ctx && a->comm == ctx->comm && ac_trace_on(AUTOCOLL_ALLREDUCE) && !ac_tree_stamps;
-    int64_t *tv2 = NULL, *ta = NULL, *td = NULL, t_ready = 0, t_fin = 0;
+    int traced = 0, part = 0;
+    int64_t *tv2 = NULL, *ta = NULL, *td = NULL, t_ready = 0, t_fin = 0, t_entry = 0;
+    if (__builtin_expect(ac_trace_on(AUTOCOLL_ALLREDUCE), 0) && ctx && a->comm == ctx->comm) {
+        part = ac_tree_stamps != NULL; /* the leaders' part of a traced hierarchical call */
+        traced = 1;
+        t_entry = ac_trace_now();
+    }
     int *cb = NULL;
     MPI_Request *wq = NULL;
     int *wi = NULL;
@@ -300,7 +350,10 @@ int ac_allreduce_tree(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     AC_CHECK(PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE));
     nsreq = 0;
     AC_CHECK(ac_dt_copy(fin, n, t, a->rbuf, n, t));
-    if (traced) record_stages(&tr, me, node, ctx->calls, t_ready, t_fin, tv2, ta, td, cb);
+    if (traced && part)
+        stamp_part(&tr, me, t_entry, t_ready, t_fin, tv2, ta, td, cb);
+    else if (traced)
+        record_stages(&tr, me, node, ctx->calls, t_ready, t_fin, tv2, ta, td, cb);
 #undef VAL
 fn_exit:
     if (nsreq) PMPI_Waitall(nsreq, sreq, MPI_STATUSES_IGNORE);
