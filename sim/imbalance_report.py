@@ -18,6 +18,8 @@ import shutil
 import subprocess
 from collections import defaultdict
 
+from report_studies import _finish as finish_report
+
 GLOBAL, SAF, DIRECT = "globally coordinated", "store-and-forward", "direct"
 CLASSES = (GLOBAL, SAF, DIRECT)
 SHORT = {GLOBAL: "global", SAF: "s&f", DIRECT: "direct"}
@@ -278,13 +280,7 @@ def write(res, out, choices=None):
         md.append(f"| {F} | {len(summary[F])} | " + " | ".join(
             f"{geomean(c):.2f}" if c else "–" for c in cols) + " |")
     md.append("")
-    disc = os.path.join(out, "imbalance-discussion.md")
-    if os.path.exists(disc):
-        md += [open(disc).read().rstrip(), ""]
-    path = os.path.join(out, "imbalance.md")
-    with open(path, "w") as f:
-        f.write("\n".join(md) + "\n")
-    return path
+    return finish_report(out, "imbalance", md)  # with DIR/imbalance-discussion.md appended
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import re
 import shutil
 import subprocess
 
+from report_studies import _finish as finish_report
+
 # (platform label, xml, hostfile, p, trees: (tree spec or preset, role))
 STAGE_RUNS = [
     ("8W", "smp8w.xml", "smp8w.hosts", 32,
@@ -231,13 +233,7 @@ def write(out, results):
            "|---|---|---|"]
     md += [f"| {k} | {a} | {b} |" for k, (a, b) in PAPER_T3.items()]
     md.append("")
-    disc = os.path.join(out, "stages-discussion.md")
-    if os.path.exists(disc):
-        md += [open(disc).read().rstrip(), ""]
-    path = os.path.join(out, "stages.md")
-    with open(path, "w") as f:
-        f.write("\n".join(md) + "\n")
-    return path
+    return finish_report(out, "stages", md)  # with DIR/stages-discussion.md appended
 
 
 def main(repo, build_dir, out, force=False):

@@ -252,6 +252,17 @@ static double quantile(const double *v, size_t n, double q) {
     return v[at ? at - 1 : 0];
 }
 
+/* The data file DIR/NAME.dat of a plot, opened for writing, and its PNG's path DIR/NAME.png
+ * (both into buffers of PLOT_PATH bytes); NULL, said on stderr, when it cannot be opened. */
+enum { PLOT_PATH = 4096 };
+static FILE *plot_open(const char *mapdir, const char *name, char *dat, char *png) {
+    snprintf(dat, PLOT_PATH, "%s/%s.dat", mapdir, name);
+    snprintf(png, PLOT_PATH, "%s/%s.png", mapdir, name);
+    FILE *f = fopen(dat, "w");
+    if (!f) perror(dat);
+    return f;
+}
+
 static int report_arrival_dist(const run_t *run, double alpha, double beta, const char *mapdir) {
     ac_arr_group_t *g = NULL;
     size_t ng = 0, maxc = 1;
@@ -263,7 +274,7 @@ static int report_arrival_dist(const run_t *run, double alpha, double beta, cons
     }
     double *w = malloc(maxc * sizeof *w), *a = malloc(maxc * sizeof *a);
     FILE *dat = NULL;
-    char datp[4096] = "", pngp[4096] = "";
+    char datp[PLOT_PATH] = "", pngp[PLOT_PATH] = "";
     if (!w || !a) goto out;
     if (!any) {
         rc = 0;
@@ -279,10 +290,7 @@ static int report_arrival_dist(const run_t *run, double alpha, double beta, cons
         "| # | comm | collective | site | calls | min | 0.10 | 0.25 | median | 0.75 | 0.90 | max "
         "| median avg factor |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     if (mapdir) {
-        snprintf(datp, sizeof datp, "%s/arrival-cdf.dat", mapdir);
-        snprintf(pngp, sizeof pngp, "%s/arrival-cdf.png", mapdir);
-        dat = fopen(datp, "w");
-        if (!dat) perror(datp);
+        dat = plot_open(mapdir, "arrival-cdf", datp, pngp);
     }
     int gid = 0;
     for (size_t i = 0; i < ng; i++) {
@@ -712,13 +720,9 @@ static int report_traffic(const run_t *run, const char *mapdir) {
     }
     printf("\n");
     if (mapdir) { /* Figs. 3.4 and 3.5: sends per destination, pooled and from process 0 */
-        char dat[4096], png[4096], sc[8192];
-        snprintf(dat, sizeof dat, "%s/destinations.dat", mapdir);
-        snprintf(png, sizeof png, "%s/destinations.png", mapdir);
-        FILE *f = fopen(dat, "w");
-        if (!f) {
-            perror(dat);
-        } else {
+        char dat[PLOT_PATH], png[PLOT_PATH], sc[8192];
+        FILE *f = plot_open(mapdir, "destinations", dat, png);
+        if (f) {
             for (int w = 0; w < np; w++)
                 fprintf(f, "%d %llu %llu\n", w, (unsigned long long)dall[w],
                         (unsigned long long)d0[w]);
@@ -757,13 +761,9 @@ static int report_traffic(const run_t *run, const char *mapdir) {
         }
         printf("\n");
         if (mapdir) { /* Fig. 4.5 */
-            char dat[4096], png[4096], sc[8192];
-            snprintf(dat, sizeof dat, "%s/intersend-cdf.dat", mapdir);
-            snprintf(png, sizeof png, "%s/intersend-cdf.png", mapdir);
-            FILE *f = fopen(dat, "w");
-            if (!f) {
-                perror(dat);
-            } else { /* at least 1 ns for the log axis */
+            char dat[PLOT_PATH], png[PLOT_PATH], sc[8192];
+            FILE *f = plot_open(mapdir, "intersend-cdf", dat, png);
+            if (f) { /* at least 1 ns for the log axis */
                 for (size_t k = 0; k < n0; k++)
                     fprintf(f, "%g %g\n", cdf0[k] > 1e-3 ? cdf0[k] : 1e-3,
                             (double)(k + 1) / (double)n0);
@@ -1332,14 +1332,10 @@ static void timemap(const char *mapdir, int gid, const ac_stage_t *tmpl, const d
         if (ac_stage_is_up(tmpl[s].type)) turn = s;
     for (size_t s = 0; s < turn; s++)
         x0 += tm[s];
-    char dat[4096], png[4096];
-    snprintf(dat, sizeof dat, "%s/timemap-%d.dat", mapdir, gid);
-    snprintf(png, sizeof png, "%s/timemap-%d.png", mapdir, gid);
-    FILE *f = fopen(dat, "w");
-    if (!f) {
-        perror(dat);
-        return;
-    }
+    char dat[PLOT_PATH], png[PLOT_PATH], name[32];
+    snprintf(name, sizeof name, "timemap-%d", gid);
+    FILE *f = plot_open(mapdir, name, dat, png);
+    if (!f) return;
     double x = -x0;
     for (size_t s = 0; s < nst; s++) {
         char nm[96];

@@ -247,6 +247,32 @@ static void test_programs(void **state) {
  * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc and allreduce topo_rab2_token, so above it they are never
  * candidates and a forced one falls back with the restriction's reason, while
  * topo_aapc_notoken and topo_rab2 (the schemes without tokens) stay applicable. */
+/* Of coll's two registry lines, `tokens` is applicable only up to AC_AAPC_TOKEN_MAX_P processes
+ * (restriction AAPC_TOKENS, with its reason) and `free` at any count. */
+static void token_bound(int coll, const char *tokens, const char *free_line,
+                        const autocoll_situation_t *sit) {
+    int seen = 0;
+    for (int i = 0; i < autocoll_alg_count(coll); i++) {
+        autocoll_alg_info_t info;
+        assert_int_equal(autocoll_alg_info(coll, i, &info), MPI_SUCCESS);
+        const char *why = autocoll_restriction_reason(info.restrictions, sit);
+        if (!strcmp(info.name, tokens)) {
+            seen++;
+            if (sit->p > AC_AAPC_TOKEN_MAX_P) {
+                assert_non_null(why);
+                assert_non_null(strstr(why, "at most 256 processes"));
+            } else {
+                assert_null(why);
+            }
+        }
+        if (!strcmp(info.name, free_line)) {
+            seen++;
+            assert_null(why);
+        }
+    }
+    assert_int_equal(seen, 2);
+}
+
 static void test_token_bound(void **state) {
     (void)state;
     assert_int_equal(AC_AAPC_TOKEN_MAX_P, AUTOCOLL_AAPC_TOKEN_MAX_P);
@@ -277,47 +303,9 @@ static void test_token_bound(void **state) {
         ac_topo_free(t);
         autocoll_situation_t sit = {
             .p = P, .nodes = 2, .uniform_ppn = 1, .commutative = 1, .topology = 1};
-        int seen = 0;
-        for (int i = 0; i < autocoll_alg_count(AUTOCOLL_ALLTOALL); i++) {
-            autocoll_alg_info_t info;
-            assert_int_equal(autocoll_alg_info(AUTOCOLL_ALLTOALL, i, &info), MPI_SUCCESS);
-            const char *why = autocoll_restriction_reason(info.restrictions, &sit);
-            if (!strcmp(info.name, "topo_aapc")) {
-                seen++;
-                if (P > AC_AAPC_TOKEN_MAX_P) {
-                    assert_non_null(why);
-                    assert_non_null(strstr(why, "at most 256 processes"));
-                } else {
-                    assert_null(why);
-                }
-            }
-            if (!strcmp(info.name, "topo_aapc_notoken")) {
-                seen++;
-                assert_null(why);
-            }
-        }
-        assert_int_equal(seen, 2);
+        token_bound(AUTOCOLL_ALLTOALL, "topo_aapc", "topo_aapc_notoken", &sit);
         /* allreduce: topo_rab2_token (token schemes) has the same bound, topo_rab2 none */
-        seen = 0;
-        for (int i = 0; i < autocoll_alg_count(AUTOCOLL_ALLREDUCE); i++) {
-            autocoll_alg_info_t info;
-            assert_int_equal(autocoll_alg_info(AUTOCOLL_ALLREDUCE, i, &info), MPI_SUCCESS);
-            const char *why = autocoll_restriction_reason(info.restrictions, &sit);
-            if (!strcmp(info.name, "topo_rab2_token")) {
-                seen++;
-                if (P > AC_AAPC_TOKEN_MAX_P) {
-                    assert_non_null(why);
-                    assert_non_null(strstr(why, "at most 256 processes"));
-                } else {
-                    assert_null(why);
-                }
-            }
-            if (!strcmp(info.name, "topo_rab2")) {
-                seen++;
-                assert_null(why);
-            }
-        }
-        assert_int_equal(seen, 2);
+        token_bound(AUTOCOLL_ALLREDUCE, "topo_rab2_token", "topo_rab2", &sit);
     }
 }
 

@@ -1,6 +1,14 @@
 /*
- * Grid broadcast state, measurement and advisor (seed 002, Gupta & Vadhiyar, §2.2-§2.5; spec
- * adaptive-bcast-grid.md sections 4, 10, 12). Used by bcast grid_adaptive and grid_greedy.
+ * Algorithm: the part of bcast grid_adaptive and grid_greedy that they share, not an instance
+ *   of its own: per-communicator state, the measurement sweeps of the network between cluster
+ *   representatives, and the advisor that predicts the next broadcast and searches its trees.
+ * Cost: a full sweep (N(N+1)/2) x R x (2 RTT(1) + RTT(M)) on the representatives of N
+ *   clusters; an incremental sweep replaces R by C for every pair that did not change; the
+ *   advisor at most AUTOCOLL_ADV_FRACTION of the time since the previous broadcast; the safe
+ *   choice two model evaluations per call, O(p log p).
+ * Restrictions: those of its users, AUTOCOLL_R_GRID (two or more clusters declared).
+ * Reference: seed 002 (Gupta & Vadhiyar) §2.2-§2.5; spec adaptive-bcast-grid.md sections 4, 10,
+ *   12.
  *
  * Measurement (spec 4.2): the root of a broadcast decides that a sweep is due (no matrices yet,
  * or AUTOCOLL_PROBE_PERIOD seconds since the last one, on the root's clock) and says so in the
@@ -44,9 +52,6 @@
  * predicted 9 % faster than G2 at 52 KiB was 12 % slower); at such sizes the root uses the
  * stored tree only when the model, at the call's own size, puts it more than the margin below
  * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
- *
- * Not an algorithm of its own: Algorithm, Cost, Restrictions and Reference are given by the
- * algorithm files that use this state (bcast_grid_adaptive.c, bcast_grid_greedy.c).
  */
 #include <math.h>
 #include <stdlib.h>
