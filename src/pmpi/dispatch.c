@@ -217,7 +217,11 @@ static void __attribute__((noinline)) trace_comm(ac_trace_rec_t *tr, ac_ctx_t *c
 static void trace_note(ac_trace_rec_t *tr, const ac_args_t *a, const ac_inst_t *in, int src) {
     tr->alg = (int16_t)in->alg->index;
     tr->src = (uint8_t)src;
-    ac_trace_ids(in, a->site, &tr->inst, &tr->site);
+    if (in->alg->nparam)
+        ac_trace_ids(in, NULL, &tr->inst, NULL);
+    else
+        tr->inst = ac_trace_alg_id(in->alg);
+    tr->site = ac_trace_site_id(a->site);
 }
 
 /* The per-call path. In steady state (no verbose, no check) it formats nothing, takes no clock
@@ -328,9 +332,86 @@ static int __attribute__((noinline)) dispatch_traced(ac_args_t *a) {
     if (ac_coll_rooted(a->coll)) r.root = a->root;
     if (a->inplace) r.flags |= AC_TF_INPLACE;
     if (err != MPI_SUCCESS) r.flags |= AC_TF_ERROR;
-    if (r.site == AC_TRACE_NOID) ac_trace_ids(NULL, a->site, NULL, &r.site); /* paths above */
+    if (r.site == AC_TRACE_NOID) r.site = ac_trace_site_id(a->site); /* paths above */
     ac_trace_record(&r);
     return err;
+}
+
+/* ---------------------------------------------------------------- lean traced path (pmpi.h) */
+
+/* What ac_lean_begin found, for ac_lean_end on the same thread. */
+static AC_TLS struct {
+    ac_ctx_t *ctx;
+    const ac_alg_t *alg;
+    size_t bytes;
+    int coll, root, inplace, src;
+} lean;
+
+int ac_lean_begin(ac_ctx_t *ctx, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
+                  int inplace) {
+    if (!ctx->trace_key) return 0; /* its first traced call: the full path agrees the key */
+    size_t bytes = !count               ? 0
+                   : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
+                                        : (size_t)count * ac_raw_type_size(ctx, t);
+    const ac_alg_t *nat = __atomic_load_n(&ac_sel.native_only[coll], __ATOMIC_ACQUIRE);
+    int src;
+    if (nat) { /* as ac_select would say */
+        src = ac_sel.have_forced[coll]                                     ? AC_SRC_FORCED
+              : ctx->size == 1 || (bytes == 0 && coll != AUTOCOLL_BARRIER) ? AC_SRC_TRIVIAL
+                                                                           : AC_SRC_NATIVE_DEFAULT;
+    } else {
+        if (!ac_raw_ok) return 0;
+        unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
+        ac_kept_t *hit = NULL;
+        for (int i = 0; i < AC_KEPT_WAYS && !hit; i++) {
+            ac_kept_t *k = &ctx->kept[coll][i];
+            if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
+                k->op == op && k->inplace == inplace && k->gen == gen)
+                hit = k;
+        }
+        if (!hit || !ac_kept_skip(hit)) return 0;
+        nat = hit->native;
+        src = AC_SRC_ADAPTIVE;
+    }
+    if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0; /* as dispatch() */
+    ctx->last[coll].alg = nat;
+    lean.ctx = ctx;
+    lean.alg = nat;
+    lean.bytes = bytes;
+    lean.coll = coll;
+    lean.root = root;
+    lean.inplace = inplace;
+    lean.src = src;
+    return 2;
+}
+
+void ac_lean_end(int64_t t_in, int err, const void *site) {
+    int64_t t_out = ac_trace_now();
+    ac_ctx_t *ctx = lean.ctx;
+    long long key = ctx->trace_key;
+    ac_trace_rec_t r = {
+        .t_in = t_in,
+        .t_out = t_out,
+        .bytes = lean.bytes,
+        .seq = ++ctx->calls,
+        .comm = (uint32_t)(key & 0xffffffffLL),
+        .site = ac_trace_site_id(site),
+        .inst = ac_trace_alg_id(lean.alg),
+        .root =
+            lean.coll == AUTOCOLL_BCAST || lean.coll == AUTOCOLL_REDUCE ? lean.root : AC_TRACE_NONE,
+        .peer = (int32_t)(key >> 32) - 1,
+        .tag = AC_TRACE_NONE,
+        .ident = ctx->rank,
+        .count = ctx->size,
+        .kind = (uint16_t)lean.coll,
+        .alg = (int16_t)lean.alg->index,
+        .src = (uint8_t)lean.src,
+        .flags =
+            (uint8_t)((lean.inplace ? AC_TF_INPLACE : 0) | (err != MPI_SUCCESS ? AC_TF_ERROR : 0)),
+        .status_source = AC_TRACE_NONE,
+        .status_tag = AC_TRACE_NONE,
+    };
+    ac_trace_record(&r);
 }
 
 int ac_dispatch(ac_args_t *a) {

@@ -52,6 +52,19 @@ static inline __attribute__((always_inline)) int ac_pass(MPI_Comm comm, int coll
     return 0;
 }
 
+/* The lean traced path (docs/tracing.md, "Cost"): with collective tracing on, a call that the
+ * untraced library would send straight to PMPI_<Coll> (a collective that runs the MPI library's
+ * algorithm on every call, ac_sel.native_only, or an untimed call of a settled key on it, the
+ * raw path below) is traced without the dispatcher: ac_lean_begin says 2 when the call takes it
+ * (the context's tag slot advanced, its last choice noted, the engine's count, the what-ran
+ * fields kept per thread), the caller reads the clock, runs PMPI_<Coll> and calls ac_lean_end,
+ * which writes the same record the full path writes. 0: the full (traced) path. Not on a
+ * communicator's first traced call, which agrees its trace key (a collective broadcast that the
+ * full path makes before the call on every rank). dispatch.c. */
+int ac_lean_begin(ac_ctx_t *ctx, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
+                  int inplace) __attribute__((noinline));
+void ac_lean_end(int64_t t_in, int err, const void *site) __attribute__((noinline));
+
 /* The raw path of a settled key (docs/bench.md, "Per-call cost"): ac_pass, then for a call it
  * lets in, 1 when the call is an untimed call of a settled key on the MPI library's algorithm,
  * recognised from its raw arguments (count and type of the selection size, operation, root or
@@ -69,13 +82,17 @@ static inline __attribute__((always_inline)) int ac_pass(MPI_Comm comm, int coll
  * noted, the engine's count, and the caller runs PMPI_<Coll> with its own arguments, which the
  * MPI library checks. A miss (any other call, the first ones on a communicator, a timed call)
  * changes nothing and the call takes the full path, which for a kept key reaches the same
- * entry: hits need no agreement. Not with collective tracing, AUTOCOLL_VERBOSE, AUTOCOLL_CHECK
- * or AUTOCOLL_REPRODUCIBLE (ac_raw_ok). */
+ * entry: hits need no agreement. Not with AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or
+ * AUTOCOLL_REPRODUCIBLE (ac_raw_ok); with collective tracing, 2 when the call takes the lean
+ * traced path (above), else 0. */
 static inline __attribute__((always_inline)) int
 ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root, int inplace) {
     if (ac_pass(comm, coll)) return 1;
     ac_ctx_t *ctx = ac_peeked;
-    if (!ac_raw_ok || !ctx || count < 0 || (ac_trace_mask & AC_TRACE_COLL)) return 0;
+    if (!ctx || count < 0) return 0;
+    if (__builtin_expect(ac_trace_mask & AC_TRACE_COLL, 0))
+        return ac_lean_begin(ctx, coll, count, t, op, root, inplace);
+    if (!ac_raw_ok) return 0;
     size_t bytes = !count               ? 0
                    : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
                                         : (size_t)count * ac_raw_type_size(ctx, t);
@@ -92,6 +109,23 @@ ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int r
     }
     return 0;
 }
+/* The pass-through of a wrapper whose collective has a raw path: `call` (the PMPI_<Coll> call
+ * with the caller's arguments) straight, or timed and recorded by the lean traced path; falls
+ * through when the call needs the argument record and ac_dispatch. */
+#define AC_PASS_RAW(call, site, comm, coll, count, t, op, root, inplace)                           \
+    switch (ac_pass_raw(comm, coll, count, t, op, root, inplace)) {                                \
+    case 0:                                                                                        \
+        break;                                                                                     \
+    case 1:                                                                                        \
+        return call;                                                                               \
+    default: {                                                                                     \
+        int64_t t_in_ = ac_trace_now();                                                            \
+        int err_ = call;                                                                           \
+        ac_lean_end(t_in_, err_, site);                                                            \
+        return err_;                                                                               \
+    }                                                                                              \
+    }
+
 /* Set up core then select (collective over MPI_COMM_WORLD when collective is 1), and the
  * reverse at MPI_Finalize. */
 void ac_setup(int collective);

@@ -11,8 +11,8 @@
 
 int ac_call_allgather(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                       MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_ALLGATHER, rc, rt, MPI_OP_NULL, 0, sb == MPI_IN_PLACE))
-        return PMPI_Allgather(sb, sc, st, rb, rc, rt, comm);
+    AC_PASS_RAW(PMPI_Allgather(sb, sc, st, rb, rc, rt, comm), site, comm, AUTOCOLL_ALLGATHER, rc,
+                rt, MPI_OP_NULL, 0, sb == MPI_IN_PLACE)
     ac_args_t a = {.coll = AUTOCOLL_ALLGATHER,
                    .sbuf = sb,
                    .scount = sc,
@@ -63,8 +63,8 @@ AC_EXPORT int autocoll_allgatherv(const void *sb, int sc, MPI_Datatype st, void 
 
 int ac_call_alltoall(const void *sb, int sc, MPI_Datatype st, void *rb, int rc, MPI_Datatype rt,
                      MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_ALLTOALL, rc, rt, MPI_OP_NULL, 0, sb == MPI_IN_PLACE))
-        return PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm);
+    AC_PASS_RAW(PMPI_Alltoall(sb, sc, st, rb, rc, rt, comm), site, comm, AUTOCOLL_ALLTOALL, rc, rt,
+                MPI_OP_NULL, 0, sb == MPI_IN_PLACE)
     ac_args_t a = {.coll = AUTOCOLL_ALLTOALL,
                    .sbuf = sb,
                    .scount = sc,
@@ -116,8 +116,8 @@ AC_EXPORT int autocoll_alltoallv(const void *sb, const int scs[], const int sds[
 }
 
 int ac_call_bcast(void *buf, int count, MPI_Datatype t, int root, MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_BCAST, count, t, MPI_OP_NULL, root, 0))
-        return PMPI_Bcast(buf, count, t, root, comm);
+    AC_PASS_RAW(PMPI_Bcast(buf, count, t, root, comm), site, comm, AUTOCOLL_BCAST, count, t,
+                MPI_OP_NULL, root, 0)
     ac_args_t a = {.coll = AUTOCOLL_BCAST,
                    .rbuf = buf,
                    .rcount = count,
@@ -139,8 +139,8 @@ AC_EXPORT int autocoll_bcast(void *buf, int count, MPI_Datatype t, int root, MPI
 
 int ac_call_reduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, int root,
                    MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_REDUCE, count, t, op, root, sb == MPI_IN_PLACE))
-        return PMPI_Reduce(sb, rb, count, t, op, root, comm);
+    AC_PASS_RAW(PMPI_Reduce(sb, rb, count, t, op, root, comm), site, comm, AUTOCOLL_REDUCE, count,
+                t, op, root, sb == MPI_IN_PLACE)
     ac_args_t a = {.coll = AUTOCOLL_REDUCE,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -165,8 +165,8 @@ AC_EXPORT int autocoll_reduce(const void *sb, void *rb, int count, MPI_Datatype 
 
 int ac_call_allreduce(const void *sb, void *rb, int count, MPI_Datatype t, MPI_Op op, MPI_Comm comm,
                       void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_ALLREDUCE, count, t, op, 0, sb == MPI_IN_PLACE))
-        return PMPI_Allreduce(sb, rb, count, t, op, comm);
+    AC_PASS_RAW(PMPI_Allreduce(sb, rb, count, t, op, comm), site, comm, AUTOCOLL_ALLREDUCE, count,
+                t, op, 0, sb == MPI_IN_PLACE)
     ac_args_t a = {.coll = AUTOCOLL_ALLREDUCE,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -214,8 +214,8 @@ AC_EXPORT int autocoll_reduce_scatter(const void *sb, void *rb, const int rcs[],
 
 int ac_call_reduce_scatter_block(const void *sb, void *rb, int rc, MPI_Datatype t, MPI_Op op,
                                  MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_REDUCE_SCATTER_BLOCK, rc, t, op, 0, sb == MPI_IN_PLACE))
-        return PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm);
+    AC_PASS_RAW(PMPI_Reduce_scatter_block(sb, rb, rc, t, op, comm), site, comm,
+                AUTOCOLL_REDUCE_SCATTER_BLOCK, rc, t, op, 0, sb == MPI_IN_PLACE)
     ac_args_t a = {.coll = AUTOCOLL_REDUCE_SCATTER_BLOCK,
                    .sbuf = sb,
                    .rbuf = rb,
@@ -288,8 +288,8 @@ AC_EXPORT int autocoll_scatter(const void *sb, int sc, MPI_Datatype st, void *rb
 }
 
 int ac_call_barrier(MPI_Comm comm, void *site) {
-    if (ac_pass_raw(comm, AUTOCOLL_BARRIER, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, 0, 0))
-        return PMPI_Barrier(comm);
+    AC_PASS_RAW(PMPI_Barrier(comm), site, comm, AUTOCOLL_BARRIER, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                0, 0)
     ac_args_t a = {.coll = AUTOCOLL_BARRIER, .op = MPI_OP_NULL, .ucomm = comm, .site = site};
     return ac_dispatch(&a);
 }

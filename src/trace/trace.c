@@ -45,19 +45,26 @@ ac_trace_ring_t ac_trace_g;
 
 int ac_trace_ring_init(ac_trace_ring_t *r, uint64_t cap) {
     r->rec = NULL;
-    r->cap = 0;
+    r->cap = r->mask = 0;
     atomic_store(&r->next, 0);
     if (cap == 0 || cap > SIZE_MAX / sizeof(ac_trace_rec_t)) return -1;
     r->rec = calloc((size_t)cap, sizeof(ac_trace_rec_t));
     if (!r->rec) return -1;
+    /* Touch every page now: the first write to a fresh page is a page fault (a few us), which
+     * would otherwise land on the traced calls, about 50 ns per record over the first pass of
+     * the default ring (docs/tracing.md, cost). */
+    volatile char *b = (volatile char *)r->rec;
+    for (size_t off = 0; off < (size_t)cap * sizeof(ac_trace_rec_t); off += 4096)
+        b[off] = 0;
     r->cap = cap;
+    r->mask = cap & (cap - 1) ? 0 : cap - 1;
     return 0;
 }
 
 void ac_trace_ring_free(ac_trace_ring_t *r) {
     free(r->rec);
     r->rec = NULL;
-    r->cap = 0;
+    r->cap = r->mask = 0;
     atomic_store(&r->next, 0);
 }
 
@@ -73,7 +80,7 @@ uint64_t ac_trace_ring_drops(const ac_trace_ring_t *r) {
 
 const ac_trace_rec_t *ac_trace_ring_at(const ac_trace_ring_t *r, uint64_t i) {
     /* The oldest record held is number drops (mod cap). */
-    return &r->rec[(ac_trace_ring_drops(r) + i) % r->cap];
+    return &r->rec[ac_trace_ring_slot(r, ac_trace_ring_drops(r) + i)];
 }
 
 /* ---------------------------------------------------------------- settings */
@@ -289,7 +296,47 @@ void ac_trace_ids(const ac_inst_t *in, const void *site, uint32_t *inst_id, uint
     if (site_id) *site_id = s;
 }
 
+/* Per-thread caches of ids (ac_trace_site_id, ac_trace_alg_id): direct-mapped, each entry valid
+ * for one set of ids (ids_free starts the next, so a restarted tracer never reads stale ids). */
+enum { ID_CACHE = 64 };
+typedef struct {
+    const void *ptr;
+    uint32_t id;
+    unsigned epoch;
+} id_cached_t;
+static _Atomic unsigned ids_epoch = 1;
+
+static id_cached_t *cache_slot(id_cached_t *c, const void *ptr, unsigned *epoch) {
+    *epoch = atomic_load_explicit(&ids_epoch, memory_order_relaxed);
+    return &c[((uintptr_t)ptr >> 3) % ID_CACHE];
+}
+
+uint32_t ac_trace_site_id(const void *site) {
+    static AC_TLS id_cached_t c[ID_CACHE];
+    unsigned e;
+    id_cached_t *x = cache_slot(c, site, &e);
+    if (x->ptr == site && x->epoch == e && site) return x->id;
+    uint32_t id;
+    ac_trace_ids(NULL, site, NULL, &id);
+    if (id != AC_TRACE_NOID) *x = (id_cached_t){site, id, e};
+    return id;
+}
+
+uint32_t ac_trace_alg_id(const ac_alg_t *alg) {
+    static AC_TLS id_cached_t c[ID_CACHE];
+    unsigned e;
+    id_cached_t *x = cache_slot(c, alg, &e);
+    if (x->ptr == alg && x->epoch == e) return x->id;
+    ac_inst_t in;
+    in.alg = alg; /* no parameters: nothing else is read */
+    uint32_t id;
+    ac_trace_ids(&in, NULL, &id, NULL);
+    if (id != AC_TRACE_NOID) *x = (id_cached_t){alg, id, e};
+    return id;
+}
+
 static void ids_free(void) {
+    atomic_fetch_add_explicit(&ids_epoch, 1, memory_order_relaxed);
     if (T.ent)
         for (uint32_t i = 0; i < T.n; i++)
             free(T.ent[i].s);

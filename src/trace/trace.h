@@ -180,6 +180,7 @@ _Static_assert(sizeof(ac_trace_rec_t) == 80, "the record is 80 bytes in memory a
 typedef struct {
     ac_trace_rec_t *rec;
     uint64_t cap;
+    uint64_t mask; /* cap - 1 when cap is a power of two (slots without a division), else 0 */
     _Atomic uint64_t next; /* records pushed so far (drops = next - cap when next > cap) */
 } ac_trace_ring_t;
 
@@ -193,10 +194,13 @@ const ac_trace_rec_t *ac_trace_ring_at(const ac_trace_ring_t *r, uint64_t i);
 /* The slot written next is prefetched for writing: the ring is larger than the caches, and a
  * write-allocate miss on each record (two cache lines) otherwise costs more than the rest of
  * the record together (docs/tracing.md, cost). */
+static inline uint64_t ac_trace_ring_slot(const ac_trace_ring_t *r, uint64_t i) {
+    return r->mask ? i & r->mask : i % r->cap;
+}
 static inline void ac_trace_ring_push(ac_trace_ring_t *r, const ac_trace_rec_t *rec) {
     uint64_t i = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
-    r->rec[i % r->cap] = *rec;
-    const char *nx = (const char *)&r->rec[(i + 1) % r->cap];
+    r->rec[ac_trace_ring_slot(r, i)] = *rec;
+    const char *nx = (const char *)&r->rec[ac_trace_ring_slot(r, i + 1)];
     __builtin_prefetch(nx, 1, 3);
     __builtin_prefetch(nx + sizeof *rec - 1, 1, 3);
 }
@@ -280,6 +284,10 @@ static inline void ac_trace_record(const ac_trace_rec_t *rec) {
  * AC_TRACE_NOID). Fixed-capacity tables: when one is full the id is AC_TRACE_NOID and the loss
  * is counted (file header). Thread-safe. */
 void ac_trace_ids(const ac_inst_t *in, const void *site, uint32_t *inst_id, uint32_t *site_id);
+/* The same ids through a per-thread cache (no hashing when cached): of a call site, and of the
+ * instance of an algorithm without parameters. */
+uint32_t ac_trace_site_id(const void *site);
+uint32_t ac_trace_alg_id(const ac_alg_t *alg);
 
 /* ---------------------------------------------------------------- settings */
 
