@@ -31,7 +31,8 @@
  *      (ac_part_path), the spec 7.2 metrics per stage (intra-node / inter-node: min, mean and
  *      max of the arrival and departure waits, down and up latencies, core, edges, part times),
  *      the same Tables 2-3, the arrival/departure matrix of a node leader's reduce and bcast
- *      trees (allreduce `hierarchical`) and the timemap.
+ *      trees (allreduce `hierarchical`) or, without such a rank, of the root of a tree that goes
+ *      one way (bcast, reduce `hier`; ac_part_orders) and the timemap.
  * A file that cannot be read (missing, truncated, corrupt, foreign) is reported with its name,
  * offset and reason and left out; the exit status is then 1.
  *
@@ -1249,10 +1250,13 @@ static void hier_metrics_table(hstat_t hs[2][HM_N]) {
 
 /* The vertex of Table 1 in a hierarchical call: a rank that is the root of a reduce tree and of
  * a bcast tree of the same stage over the same children (allreduce `hierarchical`: a node
- * leader); the one with most children (then lowest stage and rank) in call c. *rank, *stage;
- * 0 when none. */
-static int hier_turn(const tcall_t *c, int p, int *rank, int *stage) {
+ * leader; *op -1); the one with most children (then lowest stage and rank) in call c. When there
+ * is none, the root of a tree that goes one way only (bcast, reduce, gather, scatter; *op its
+ * operation; docs/tracing.md, ac_part_orders), the one with most children, then lowest stage,
+ * rank and first run. *rank, *stage; 0 when none. */
+static int hier_turn(const tcall_t *c, int p, int *rank, int *stage, int *op) {
     int best = 0;
+    *op = -1;
     for (int r = 0; r < p; r++) {
         hrun_t x[HRUN_MAX];
         int nx = hier_runs(&c[r], x, HRUN_MAX);
@@ -1267,7 +1271,44 @@ static int hier_turn(const tcall_t *c, int p, int *rank, int *stage) {
             }
         }
     }
+    if (best) return best;
+    for (int r = 0; r < p; r++) {
+        hrun_t x[HRUN_MAX];
+        int nx = hier_runs(&c[r], x, HRUN_MAX);
+        for (int i = 0; i < nx; i++) {
+            const ac_trace_rec_t *t = x[i].t;
+            if (t->root >= 0 || !ac_part_op_name(t->status_tag) ||
+                t->status_tag == AC_PART_EXCHANGE)
+                continue;
+            if (x[i].nch > best || (best && x[i].nch == best && t->status_source < *stage)) {
+                best = x[i].nch;
+                *rank = r;
+                *stage = t->status_source;
+                *op = t->status_tag;
+            }
+        }
+    }
     return best;
+}
+
+/* Table 1 of a root vertex whose tree goes one way only (ac_part_orders): rank r's root run of
+ * (st, op) in call c with n children, the missing side of each child from its own records;
+ * added to ord (n x n, stride p). 0 when a run is not there. */
+static int hier_orders_oneway(const tcall_t *c, int r, int st, int op, int n, size_t *ord, int p) {
+    hrun_t x[HRUN_MAX];
+    int nx = hier_runs(&c[r], x, HRUN_MAX);
+    const hrun_t *a = hier_run_of(x, nx, st, op, -1);
+    if (!a || a->nch != n || n > AC_PART_ORDER_MAX) return 0;
+    int64_t other[AC_PART_ORDER_MAX];
+    for (int i = 0; i < n; i++) {
+        int q = a->t[1 + i].root;
+        if (q < 0 || q >= p || ac_part_child_time(c[q].rec, c[q].n, st, op, r, &other[i])) return 0;
+    }
+    int ao[AC_PART_ORDER_MAX], dor[AC_PART_ORDER_MAX];
+    if (ac_part_orders(a->t, (size_t)n + 1, other, ao, dor, NULL, 0) != n) return 0;
+    for (int i = 0; i < n; i++)
+        ord[(size_t)ao[i] * (size_t)p + (size_t)dor[i]]++;
+    return 1;
 }
 
 /* Arrival (reduce t1) and departure (bcast t4) order of the children of rank r's root vertices
@@ -1297,11 +1338,11 @@ static int hier_orders(const tcall_t *c, int r, int st, int n, size_t *ord, int 
 
 /* ------------------------------------------- tables shared by both kinds of calls */
 
-/* The arrival-against-departure order matrix (seed 003 Table 1) of n children. */
-static void order_matrix(const char *what, const size_t *ord, int n, int p) {
-    printf("\n%s: arrival order (rows) against departure order (columns), %% of calls "
-           "(seed 003 Table 1):\n\n| arr \\ dep |",
-           what);
+/* The arrival-against-departure order matrix (seed 003 Table 1) of n children; how: what the
+ * rows and columns are (NULL: arrival and departure at the vertex). */
+static void order_matrix(const char *what, const char *how, const size_t *ord, int n, int p) {
+    printf("\n%s: %s, %% of calls (seed 003 Table 1):\n\n| arr \\ dep |", what,
+           how ? how : "arrival order (rows) against departure order (columns)");
     for (int j = 0; j < n; j++)
         printf(" %d |", j + 1);
     printf("\n|---|");
@@ -1407,13 +1448,14 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid, 
     ac_stage_t *st = malloc(AC_STAGE_MAX * sizeof *st);
     size_t *ord = calloc((size_t)p * (size_t)p, sizeof *ord);
     hstat_t(*hs)[HM_N] = calloc(2, sizeof *hs);
-    int rootn = 0, turn_rank = 0, turn_stage = 0;
+    int rootn = 0, turn_rank = 0, turn_stage = 0, turn_op = -1;
     uint64_t bad = 0;
     if (!acc || !st || !ord || !hs) {
         free(start), free(acc), free(st), free(ord), free(hs);
         return -1;
     }
-    if (hier && ncalls > drop) rootn = hier_turn(&c[start[drop]], p, &turn_rank, &turn_stage);
+    if (hier && ncalls > drop)
+        rootn = hier_turn(&c[start[drop]], p, &turn_rank, &turn_stage, &turn_op);
     for (size_t k = drop; k < ncalls; k++) {
         ac_stage_call_t sc;
         memset(&sc, 0, sizeof sc);
@@ -1452,7 +1494,10 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid, 
         }
         if (hier) {
             hier_metrics(&c[start[k]], p, hs);
-            if (rootn > 1) hier_orders(&c[start[k]], turn_rank, turn_stage, rootn, ord, p);
+            if (rootn > 1 && turn_op < 0)
+                hier_orders(&c[start[k]], turn_rank, turn_stage, rootn, ord, p);
+            else if (rootn > 1)
+                hier_orders_oneway(&c[start[k]], turn_rank, turn_stage, turn_op, rootn, ord, p);
         } else {
             /* Arrival against departure order at the root vertex (seed 003 Table 1). */
             for (int v = 0; v < sc.nv; v++)
@@ -1600,12 +1645,21 @@ static int stage_group(const tcall_t *c, size_t n, const char *mapdir, int gid, 
     }
     if (rootn > 1) {
         char what[128];
-        if (hier)
+        const char *how = NULL;
+        if (hier && turn_op >= 0) {
+            snprintf(what, sizeof what, "Rank %d's %s %s root vertex (one way)", turn_rank,
+                     hstage_name(turn_stage), ac_part_op_name(turn_op));
+            how = ac_part_op_gathers(turn_op)
+                      ? "arrival order (t1 of the children, rows) against departure order (the "
+                        "ends of the children's parts, columns)"
+                      : "arrival order (the children's entries into the tree, rows) against "
+                        "departure order (t4 to the children, columns)";
+        } else if (hier)
             snprintf(what, sizeof what, "Rank %d's %s reduce and bcast root vertex", turn_rank,
                      hstage_name(turn_stage));
         else
             snprintf(what, sizeof what, "Root vertex");
-        order_matrix(what, ord, rootn, p);
+        order_matrix(what, how, ord, rootn, p);
     }
     printf("\n");
     if (mapdir && nst) timemap(mapdir, gid, tmpl, tm0, nst, hier, slow, title);
@@ -1651,7 +1705,8 @@ static int report_stages(const run_t *run, const char *mapdir, int hier, int *gi
                "docs/tracing.md): per communicator, collective, call site (rank 0's), algorithm, "
                "root and size, both identities per rank, the metrics of spec 7.2 per stage, the "
                "stages of the slowest rank's path, the per-part means of each rank, the arrival "
-               "and departure orders at a node leader.\n\n");
+               "and departure orders at a node leader (or, when no rank reduces and broadcasts "
+               "over the same children, at the root of a tree that goes one way).\n\n");
     else
         printf("## Reduction-tree stages\n\n"
                "Allreduce `tree` calls with stage records (seed 003 §4, spec allreduce-trees.md "

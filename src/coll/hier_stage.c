@@ -228,3 +228,8 @@ void ac_hier_run_child_traced(ac_hier_steps_t *h, int child, int64_t at) {
     r->child[r->nch] = child;
     r->at[r->nch++] = at;
 }
+
+void ac_hier_tree_drop_traced(ac_hier_steps_t *h) {
+    trees_free(h->trees);
+    h->trees = NULL;
+}

@@ -66,11 +66,18 @@ static inline void ac_hier_tree_end(ac_hier_steps_t *h, const ac_args_t *a, cons
         ac_hier_tree_end_traced(h, a, ctx, stage, pcomm, count, type, err);
 }
 
-/* Trees an algorithm writes out with point-to-point calls (the intra-node gathers and
- * broadcasts of allgather and alltoall `hier`), stamped by hand between ac_hier_tree_begin and
- * ac_hier_tree_end: ac_hier_run starts this rank's vertex of one run (op AC_PART_*, parent in
- * the part's communicator or -1, entry, and t2 for gathers / t3 for bcasts and scatters), then
- * ac_hier_run_child adds each child (t1,i / t4,i). ac_hier_now is the records' clock when the
+/* Uninstalls and frees the stamps of a tree left open (an error between ac_hier_tree_begin and
+ * ac_hier_tree_end): no record. Nothing when none is open. */
+void ac_hier_tree_drop_traced(ac_hier_steps_t *h);
+static inline void ac_hier_tree_drop(ac_hier_steps_t *h) {
+    if (__builtin_expect(h->trees != NULL, 0)) ac_hier_tree_drop_traced(h);
+}
+
+/* Trees an algorithm writes out with point-to-point calls (the intra-node gather and broadcast
+ * of allgather `hier`, the intra-node gather and scatter of alltoall `hier`), stamped by hand
+ * between ac_hier_tree_begin and ac_hier_tree_end: ac_hier_run starts this rank's vertex of one
+ * run (op AC_PART_*, parent in the part's communicator or -1, entry, and t2 for gathers / t3 for
+ * bcasts and scatters), then ac_hier_run_child adds each child (t1,i / t4,i). ac_hier_now is the records' clock when the
  * steps are traced, else 0 (one test of the flag). */
 static inline int64_t ac_hier_now(const ac_hier_steps_t *h) {
     return __builtin_expect(h->on, 0) ? ac_trace_now() : 0;

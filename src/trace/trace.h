@@ -720,6 +720,27 @@ const char *ac_part_op_name(int op); /* NULL when not an operation */
 int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, int *neg, char *err,
                  size_t errlen);
 
+enum { AC_PART_ORDER_MAX = 256 }; /* children of a vertex in ac_part_orders */
+/* Table 1 at the root vertex of a tree that goes one way only (a reduce or gather tree without a
+ * bcast or scatter tree over the same children at that rank, or the other way round; spec
+ * allreduce-trees.md §7.1, docs/tracing.md "order matrices"), all times on one clock:
+ *   reduce, gather: arrival of child i = t1,i at the vertex; departure = the child leaves the
+ *     tree: the end of the child's part that ran it (its part_step's t_out), other[i];
+ *   bcast, scatter: arrival of child i = its entry into its run of the tree (ready for the
+ *     value), other[i]; departure = t4,i at the vertex.
+ * rec[0] is the vertex's part_tree record, its part_child records follow (n records at most).
+ * Fills arr[i] and dep[i] (0 = first, ties keep position order) for each child position i.
+ * Returns the number of children, or -1 with the reason in err. */
+int ac_part_orders(const ac_trace_rec_t *rec, size_t n, const int64_t *other, int *arr, int *dep,
+                   char *err, size_t errlen);
+/* The time other[i] of ac_part_orders for one child, from the child's records rec[0..n-1] of the
+ * call (its collective record, then its part records in the order written): its run of (stage,
+ * op) whose parent is `parent` (rank in the call's communicator); gathering trees: the t_out of
+ * the part_step record that ends that run's part, spreading trees: the run's entry. Returns 0,
+ * or -1 when there is no such run (or no step after it). */
+int ac_part_child_time(const ac_trace_rec_t *rec, size_t n, int stage, int op, int parent,
+                       int64_t *t);
+
 /* ---------------------------------------------------------------- point-to-point analyses */
 
 #include "predict.h"

@@ -10,7 +10,13 @@
  *   exit); every stage is a difference of two stamps of the rank's own clock taken in order, so
  *   the stages telescope to exit - entry and the two identities of §7.2 (total with / without
  *   arrival waits = down with / without arrival waits + up) hold exactly on one clock.
- * Cost: O(children) per vertex, O(records) per path.
+ *   Table 1 at a tree root whose tree goes one way only (ac_part_orders; bcast or reduce
+ *   `hier` alone): the spec's matrix relates the order in which children reach a vertex to the
+ *   order in which they are let go; a reduce tree has the arrivals (t1,i) but lets a child go
+ *   when its part ends, a bcast tree has the departures (t4,i) but a child arrives when it
+ *   enters the tree (ready for the value), so each side missing from the vertex's records is
+ *   taken from the child's (ac_part_child_time), on the common clock.
+ * Cost: O(children) per vertex, O(records) per path, O(children^2) per order matrix call.
  * Design: the records of a hierarchical call carry one tree per operation (a reduce tree has
  *   only t1 and t2, a bcast tree only t3 and t4), so each vertex is measured on its own rank's
  *   clock, with no cross-rank correction; edges (child t2 to parent t1, parent t4 to child t3)
@@ -182,4 +188,46 @@ int ac_part_path(const ac_trace_rec_t *rec, size_t n, ac_stage_t *st, int max, i
     ADD(AC_ST_EXIT, AC_HIER_INTRA, 0, 0, call->t_out - cur);
     if (neg) *neg = nneg;
     return pa.n;
+}
+
+int ac_part_orders(const ac_trace_rec_t *rec, size_t n, const int64_t *other, int *arr, int *dep,
+                   char *err, size_t errlen) {
+    ac_part_vertex_t v;
+    if (!other || !arr || !dep) BAD("no output");
+    int used = ac_part_vertex(rec, n, &v, err, errlen);
+    if (used < 1) return -1;
+    if (v.nch > AC_PART_ORDER_MAX) BAD("%d children, at most %d", v.nch, AC_PART_ORDER_MAX);
+    ac_stage_child_t ch[AC_PART_ORDER_MAX];
+    int gathers = ac_part_op_gathers(v.op);
+    for (int i = 0; i < v.nch; i++) {
+        const ac_trace_rec_t *c = &rec[1 + i];
+        /* gathering: t1,i against the child's departure; spreading: its arrival against t4,i */
+        ch[i] = (ac_stage_child_t){gathers ? c->t_in : other[i], gathers ? other[i] : c->t_out, i,
+                                   c->root, 1};
+    }
+    ac_stage_vertex_t sv = {v.rank, v.parent, v.stage, 0, v.nch, 0, 0, ch};
+    ac_stage_orders(&sv, arr, dep);
+    return v.nch;
+}
+
+int ac_part_child_time(const ac_trace_rec_t *rec, size_t n, int stage, int op, int parent,
+                       int64_t *t) {
+    if (!rec || !t) return -1;
+    for (size_t k = 1; k < n; k++) {
+        const ac_trace_rec_t *x = &rec[k];
+        if (x->kind != AC_TK_PART_TREE || x->status_source != stage || x->status_tag != op ||
+            x->root != parent)
+            continue;
+        if (!ac_part_op_gathers(op)) {
+            *t = x->t_in;
+            return 0;
+        }
+        for (size_t j = k + 1; j < n; j++)
+            if (rec[j].kind == AC_TK_PART_STEP) {
+                *t = rec[j].t_out;
+                return 0;
+            }
+        return -1;
+    }
+    return -1;
 }

@@ -4,7 +4,8 @@
 # `hierarchical` forced and collective tracing, at p = 6 on emulated nodes of 3 ranks (two
 # nodes) and of 2 ranks (three nodes); ac_trace_hier_check checks every call's intra-node and
 # inter-node trees (which ranks, labels, shape, roots, stamp order). Then gather, scatter,
-# allgather and alltoall `hier` (trace_hier.c steps) on the same layouts; autocoll-report's
+# allgather and alltoall `hier` (trace_hier.c steps) on the same layouts, their intra-node
+# trees checked the same way (ac_trace_hier_check ... steps); autocoll-report's
 # tables of both runs (section "Stages of hierarchical calls"): every call complete and every
 # rank's path formed, both identities within the clock uncertainty (as the report computes
 # them, and on its printed per-rank means: total = down + up with and without arrival waits),
@@ -35,9 +36,9 @@ for ppn in 3 2; do
         { bad "nodes of $ppn: stage records"; cat "$tmp/check"; }
     rep="$tmp/rep$ppn"
     "$report" "$d" >"$rep" 2>&1 || { bad "nodes of $ppn: autocoll-report failed"; cat "$rep"; }
-    check_hier_report "$rep" $ppn
+    check_hier_report "$rep" $ppn "$tmp/check"
 
-    # Gather, scatter, allgather, alltoall `hier`: their step records.
+    # Gather, scatter, allgather, alltoall `hier`: their step and tree records.
     d="$tmp/s$ppn"
     mkdir "$d"
     "$mpiexec" "$@" -np 6 env AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" \
@@ -46,9 +47,12 @@ for ppn in 3 2; do
     rc=$?
     [ $rc -eq 0 ] && ok "steps, nodes of $ppn: results correct" ||
         { bad "steps, nodes of $ppn: exit code $rc"; cat "$tmp/out"; }
+    "$check" "$d" 6 $ppn steps >"$tmp/check" 2>&1 &&
+        ok "steps, nodes of $ppn: tree records ($(tail -1 "$tmp/check"))" ||
+        { bad "steps, nodes of $ppn: tree records"; cat "$tmp/check"; }
     rep="$tmp/reps$ppn"
     "$report" "$d" >"$rep" 2>&1 || { bad "steps, nodes of $ppn: autocoll-report failed"; cat "$rep"; }
-    check_steps_report "$rep" $ppn
+    check_steps_report "$rep" $ppn "$tmp/check"
 done
 
 # The leaders' part of allreduce `hierarchical` as allreduce `tree`: it leaves no whole-call

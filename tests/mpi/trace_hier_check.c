@@ -22,13 +22,27 @@
  *    tree runs as the leaders' part of allreduce `hierarchical` (the script's last run, fourth
  *    argument `tree`); there every leader has instead an inter-node reduce tree then an
  *    inter-node bcast tree over the leaders (the rank-level tree of allreduce `tree`), the two
- *    with the same root and shape, after the intra-node reduce and before the intra-node bcast.
- * usage: ac_trace_hier_check DIR NP PPN [tree]
+ *    with the same root and shape, after the intra-node reduce and before the intra-node bcast;
+ *  - with the fourth argument `steps`, the run of trace_hier.c steps (gather, scatter,
+ *    allgather, alltoall `hier`): the intra-node trees of every call, stamped by the executors
+ *    (gather and scatter `hier`: a gather or scatter tree per node) or by hand (allgather: a flat
+ *    gather tree to the leader then a bcast tree from it; alltoall: a flat gather tree to the
+ *    leader then a flat scatter tree from it, every member a child of its leader), with the
+ *    same checks of labels, shape and stamps (gather trees as reduce trees, scatter trees as
+ *    bcast trees), and on a leader the gather's t2 before the next tree's entry.
+ *  - Table 1 of a tree that goes one way (docs/tracing.md, "Order matrices of trees that go one
+ *    way"), worked out here from the records on its own for the vertex the report's rule names
+ *    at p = 6 (nodes of 3: leader 0's intra-node tree; nodes of 2: the inter-node tree of the
+ *    leader of the root's node): bcast `hier` from 0 and from NP - 1, reduce `hier` (steps:
+ *    alltoall `hier`'s gather tree at leader 0, nodes of 3 and more). Printed as "matrix NAME"
+ *    and the rows in the report's form, for the script to compare with the report's.
+ * usage: ac_trace_hier_check DIR NP PPN [tree|steps]
  * Prints one line per problem and a summary; exit status 1 if any.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +69,7 @@ typedef struct {
     int64_t entry, mid;                  /* own clock */
     int nch, child[MAXCH];               /* ranks in the call's communicator */
     int64_t at[MAXCH];                   /* t1 (reduce) or t4 (bcast), own clock */
+    int64_t end;                         /* t_out of the part_step after the run, own clock */
 } run_t;
 
 typedef struct {
@@ -89,7 +104,7 @@ static int has_child(const run_t *x, int r) {
  * -1), times. Returns the root found (-1 none). */
 static int check_tree(int seq, int stage, int op, const int *in, int n, int want_root) {
     const char *sn = stage == AC_HIER_INTRA ? "intra-node" : "inter-node";
-    const char *on = op ? "bcast" : "reduce";
+    const char *on = ac_part_op_name(op);
     int roots = 0, found = -1;
     for (int i = 0; i < n; i++) {
         int r = in[i];
@@ -116,16 +131,16 @@ static int check_tree(int seq, int stage, int op, const int *in, int n, int want
                   seq, sn, on, r, q);
             if (j >= 0) {
                 int64_t tol = res[r] + res[q] + 1000;
-                if (op == AC_PART_REDUCE)
+                if (ac_part_op_gathers(op))
                     CHECK(g(r, x->mid) <= g(q, y->at[j]) + tol,
-                          "call %d: %s reduce: rank %d's partial leaves (t2) %lld ns after its "
+                          "call %d: %s %s: rank %d's partial leaves (t2) %lld ns after its "
                           "parent %d saw it (t1)",
-                          seq, sn, r, (long long)(g(r, x->mid) - g(q, y->at[j])), q);
+                          seq, sn, on, r, (long long)(g(r, x->mid) - g(q, y->at[j])), q);
                 else
                     CHECK(g(q, y->at[j]) <= g(r, x->mid) + tol,
-                          "call %d: %s bcast: parent %d sends to rank %d (t4) %lld ns after it "
+                          "call %d: %s %s: parent %d sends to rank %d (t4) %lld ns after it "
                           "has the value (t3)",
-                          seq, sn, q, r, (long long)(g(q, y->at[j]) - g(r, x->mid)));
+                          seq, sn, on, q, r, (long long)(g(q, y->at[j]) - g(r, x->mid)));
             }
         }
         for (int j = 0; j < x->nch; j++) {
@@ -141,12 +156,66 @@ static int check_tree(int seq, int stage, int op, const int *in, int n, int want
     return found;
 }
 
+/* Table 1 at rank v's root run of (stage, op) over the calls seq = first, first + 4, ...: rows
+ * the children's arrival order, columns their departure order (reduce, gather: t1 at v against
+ * the end of the child's part; bcast, scatter: the child's entry into its run against t4 at v;
+ * rank 0's clock; ties by position), printed as "matrix name" and the report's rows. */
+static void one_way(const char *name, int first, int maxseq, int v, int stage, int op) {
+    static long cnt[MAXCH][MAXCH];
+    int n = -1;
+    memset(cnt, 0, sizeof cnt);
+    for (int seq = first; seq <= maxseq; seq += 4) {
+        const run_t *x = find(&calls[seq][v], stage, op);
+        CHECK(x && x->parent < 0 && (n < 0 || x->nch == n),
+              "call %d: %s: rank %d is not the root of a tree of %d children", seq, name, v, n);
+        if (!x || x->parent >= 0 || (n >= 0 && x->nch != n)) continue;
+        n = x->nch;
+        int64_t a[MAXCH], d[MAXCH];
+        int ok = 1;
+        for (int j = 0; j < n; j++) {
+            int q = x->child[j];
+            const run_t *y = q >= 0 && q < MAXCH ? find(&calls[seq][q], stage, op) : NULL;
+            ok &= y && y->parent == v && y->end != INT64_MIN;
+            if (!ok) break;
+            if (ac_part_op_gathers(op)) {
+                a[j] = g(v, x->at[j]);
+                d[j] = g(q, y->end);
+            } else {
+                a[j] = g(q, y->entry);
+                d[j] = g(v, x->at[j]);
+            }
+        }
+        CHECK(ok, "call %d: %s: a child of rank %d without its run or part end", seq, name, v);
+        if (!ok) continue;
+        for (int i = 0; i < n; i++) {
+            int ra = 0, rd = 0;
+            for (int j = 0; j < n; j++) {
+                ra += a[j] < a[i] || (a[j] == a[i] && j < i);
+                rd += d[j] < d[i] || (d[j] == d[i] && j < i);
+            }
+            cnt[ra][rd]++;
+        }
+    }
+    printf("matrix %s\n", name);
+    for (int i = 0; i < n; i++) {
+        long rs = 0;
+        for (int j = 0; j < n; j++)
+            rs += cnt[i][j];
+        printf("| %d |", i + 1);
+        for (int j = 0; j < n; j++)
+            printf(" %.1f |", rs ? 100.0 * (double)cnt[i][j] / (double)rs : 0);
+        printf("\n");
+    }
+    printf("\n");
+}
+
 int main(int argc, char **argv) {
-    if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "tree"))) {
-        fprintf(stderr, "usage: ac_trace_hier_check DIR NP PPN [tree]\n");
+    if (argc != 4 && !(argc == 5 && (!strcmp(argv[4], "tree") || !strcmp(argv[4], "steps")))) {
+        fprintf(stderr, "usage: ac_trace_hier_check DIR NP PPN [tree|steps]\n");
         return 2;
     }
-    int np = atoi(argv[2]), ppn = atoi(argv[3]), intree = argc == 5;
+    int np = atoi(argv[2]), ppn = atoi(argv[3]);
+    int intree = argc == 5 && !strcmp(argv[4], "tree"), steps = argc == 5 && !intree;
     if (np < 2 || np > MAXCH || ppn < 2 || np % ppn) {
         fprintf(stderr, "ac_trace_hier_check: NP 2..%d, PPN >= 2 dividing NP\n", MAXCH);
         return 2;
@@ -176,7 +245,8 @@ int main(int argc, char **argv) {
                 run_t *u = &pend[npend++];
                 memset(u, 0, sizeof *u);
                 *u = (run_t){x->status_source, x->status_tag, x->ident, x->count, x->root,
-                             x->t_in,          x->t_out,      0,        {0},      {0}};
+                             x->t_in,          x->t_out,      0,        {0},      {0},
+                             INT64_MIN};
                 CHECK(x->peer == r, "rank %d: part_tree record names rank %d", r, x->peer);
                 ac_part_vertex_t pv;
                 char why[128];
@@ -190,8 +260,11 @@ int main(int argc, char **argv) {
                       "rank %d: part_child record out of place", r);
                 if (u && u->nch < MAXCH) {
                     u->child[u->nch] = x->root;
-                    u->at[u->nch++] = u->op == AC_PART_REDUCE ? x->t_in : x->t_out;
+                    u->at[u->nch++] = ac_part_op_gathers(u->op) ? x->t_in : x->t_out;
                 }
+            } else if (x->kind == AC_TK_PART_STEP) {
+                for (int i = 0; i < npend; i++) /* the part of the runs not yet ended */
+                    if (pend[i].end == INT64_MIN) pend[i].end = x->t_out;
             } else if (x->kind >= AC_TK_TREE_RANK && x->kind <= AC_TK_TREE_CHILD) {
                 /* Whole-call records of allreduce `tree`: never inside a hierarchical call (a
                  * tree part would name the leaders' communicator as the call's). */
@@ -232,8 +305,18 @@ int main(int argc, char **argv) {
             CHECK(c->seen, "call %d: no record on rank %d", seq, r);
             if (!c->seen) continue;
             nruns += c->nrun;
-            int lead = r % ppn == 0, want[2][2] = {{0, 0}, {0, 0}}; /* [stage][op] */
-            if (c->kind == AUTOCOLL_BCAST) {
+            int lead = r % ppn == 0, want[2][4] = {{0}, {0}}; /* [stage][op] */
+            if (steps) {
+                static const int colls[4] = {AUTOCOLL_GATHER, AUTOCOLL_SCATTER, AUTOCOLL_ALLGATHER,
+                                             AUTOCOLL_ALLTOALL};
+                int k = (seq - 1) % 4; /* gather, scatter, allgather, alltoall */
+                CHECK(c->kind == colls[k] && !strcmp(c->inst, "hier"),
+                      "call %d rank %d: collective %d ran %s, expected %d hier", seq, r, c->kind,
+                      c->inst, colls[k]);
+                want[AC_HIER_INTRA][AC_PART_GATHER] = k != 1;
+                want[AC_HIER_INTRA][AC_PART_SCATTER] = k == 1 || k == 3;
+                want[AC_HIER_INTRA][AC_PART_BCAST] = k == 2;
+            } else if (c->kind == AUTOCOLL_BCAST) {
                 CHECK(!strcmp(c->inst, "hier"), "call %d rank %d: bcast ran %s", seq, r, c->inst);
                 want[AC_HIER_INTRA][AC_PART_BCAST] = 1;
                 want[AC_HIER_INTER][AC_PART_BCAST] = lead && nn > 1;
@@ -250,10 +333,10 @@ int main(int argc, char **argv) {
             } else {
                 CHECK(0, "call %d rank %d: unexpected collective %d", seq, r, c->kind);
             }
-            int got[2][2] = {{0, 0}, {0, 0}};
+            int got[2][4] = {{0}, {0}};
             for (int k = 0; k < c->nrun; k++) {
                 const run_t *x = &c->run[k];
-                int ok = (x->stage == 0 || x->stage == 1) && (x->op == 0 || x->op == 1);
+                int ok = (x->stage == 0 || x->stage == 1) && x->op >= 0 && x->op < 4;
                 CHECK(ok, "call %d rank %d: run %d: stage %d op %d", seq, r, k, x->stage, x->op);
                 if (!ok) continue;
                 got[x->stage][x->op]++;
@@ -264,11 +347,20 @@ int main(int argc, char **argv) {
                           "call %d rank %d: run %d child %d: stamp outside the call", seq, r, k, j);
             }
             for (int s = 0; s < 2; s++)
-                for (int o = 0; o < 2; o++)
+                for (int o = 0; o < 4; o++)
                     CHECK(got[s][o] == want[s][o],
                           "call %d rank %d (%s): %d %s %s trees, expected %d", seq, r, c->inst,
-                          got[s][o], s ? "inter-node" : "intra-node", o ? "bcast" : "reduce",
+                          got[s][o], s ? "inter-node" : "intra-node", ac_part_op_name(o),
                           want[s][o]);
+            /* allgather, alltoall: the gather's t2 before the bcast or scatter tree starts */
+            const run_t *gt = find(c, AC_HIER_INTRA, AC_PART_GATHER),
+                        *sp = find(c, AC_HIER_INTRA, AC_PART_SCATTER);
+            if (!sp) sp = find(c, AC_HIER_INTRA, AC_PART_BCAST);
+            if (gt && sp)
+                CHECK(gt->mid <= sp->entry,
+                      "call %d rank %d: the intra-node gather ends after "
+                      "the next tree starts",
+                      seq, r);
             /* Stage order on a leader. */
             const run_t *ib = find(c, AC_HIER_INTER, AC_PART_BCAST),
                         *lb = find(c, AC_HIER_INTRA, AC_PART_BCAST),
@@ -294,6 +386,32 @@ int main(int argc, char **argv) {
         /* Trees. */
         const call_t *c0 = &calls[seq][0];
         int root = -1;
+        if (steps) {
+            for (int nd = 0; nd < nn; nd++) {
+                for (int i = 0; i < ppn; i++)
+                    nodes[i] = nd * ppn + i;
+                int lead = nd * ppn,
+                    hand = c0->kind == AUTOCOLL_ALLGATHER || c0->kind == AUTOCOLL_ALLTOALL;
+                if (c0->kind != AUTOCOLL_SCATTER)
+                    check_tree(seq, AC_HIER_INTRA, AC_PART_GATHER, nodes, ppn, hand ? lead : -1);
+                if (c0->kind == AUTOCOLL_SCATTER || c0->kind == AUTOCOLL_ALLTOALL)
+                    check_tree(seq, AC_HIER_INTRA, AC_PART_SCATTER, nodes, ppn, hand ? lead : -1);
+                if (c0->kind == AUTOCOLL_ALLGATHER)
+                    check_tree(seq, AC_HIER_INTRA, AC_PART_BCAST, nodes, ppn, lead);
+                /* written out by hand: a flat gather (both) and a flat scatter (alltoall) */
+                const run_t *fg = find(&calls[seq][lead], AC_HIER_INTRA, AC_PART_GATHER),
+                            *fs = find(&calls[seq][lead], AC_HIER_INTRA, AC_PART_SCATTER);
+                if (hand)
+                    CHECK(fg && fg->nch == ppn - 1,
+                          "call %d leader %d: gather tree with %d children, expected %d", seq, lead,
+                          fg ? fg->nch : -1, ppn - 1);
+                if (c0->kind == AUTOCOLL_ALLTOALL)
+                    CHECK(fs && fs->nch == ppn - 1,
+                          "call %d leader %d: scatter tree with %d children, expected %d", seq,
+                          lead, fs ? fs->nch : -1, ppn - 1);
+            }
+            continue;
+        }
         if (c0->kind == AUTOCOLL_BCAST) {
             int k = (seq - 1) % 4; /* bcast 0, bcast np-1, reduce, allreduce */
             root = k == 0 ? 0 : np - 1;
@@ -320,6 +438,16 @@ int main(int argc, char **argv) {
             int rr = check_tree(seq, AC_HIER_INTER, AC_PART_REDUCE, leaders, nn, -1);
             check_tree(seq, AC_HIER_INTER, AC_PART_BCAST, leaders, nn, rr);
         }
+    }
+    /* Table 1 of the trees that go one way (the vertex by the report's rule at p = 6). */
+    if (steps && ppn >= 3) {
+        one_way("alltoall", 4, maxseq, 0, AC_HIER_INTRA, AC_PART_GATHER);
+    } else if (!steps && !intree) {
+        int st = ppn >= 3 ? AC_HIER_INTRA : AC_HIER_INTER;
+        one_way("bcast0", 1, maxseq, 0, st, AC_PART_BCAST);
+        one_way("bcastlast", 2, maxseq, st == AC_HIER_INTRA ? 0 : (np - 1) / ppn * ppn, st,
+                AC_PART_BCAST);
+        one_way("reduce", 3, maxseq, st == AC_HIER_INTRA ? 0 : 1 / ppn * ppn, st, AC_PART_REDUCE);
     }
     printf("%d calls, %d tree runs, %d checks, %d failed\n", maxseq, nruns, checked, fails);
     return fails != 0;

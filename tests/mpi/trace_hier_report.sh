@@ -45,6 +45,42 @@ samples() {
       in_g && $1 == "| " st && index($2, m) == 1 { print $3 + 0; exit }' "$1"
 }
 
+# The order matrix titled $3 (start of its line) in group $2 of report $1: prints its number of
+# rows, columns, and rows and columns whose percentages do not sum to 100 (+-0.1).
+matrix() {
+    awk -v g="$2" -v t="$3" '
+      /^### / { in_g = index($0, g) > 0 }
+      in_g && index($0, t) == 1 { on = 1; next }
+      on && /^\| [0-9]+ \|/ { nf = split($0, f, "|"); n++; s = 0; nc = nf - 3
+                              for (i = 3; i < nf; i++) { s += f[i]; col[i] += f[i] }
+                              if (s < 99.9 || s > 100.1) badrow++ }
+      on && /^$/ && n { exit }
+      END { for (i = 3; i < nc + 3; i++) if (col[i] < 99.9 || col[i] > 100.1) badcol++
+            print n + 0, nc + 0, badrow + badcol + 0 }' "$1"
+}
+
+# expect_matrix FILE GROUP TITLE N: an N x N matrix, every row and column summing to 100 %.
+expect_matrix() {
+    local got
+    got=$(matrix "$1" "$2" "$3")
+    [ "$got" = "$4 $4 0" ] && ok "report: $2: $3: $4 x $4, rows and columns sum to 100 %" ||
+        bad "report: $2: $3: rows, columns, bad sums: ${got}, expected $4 $4 0"
+}
+
+# same_matrix FILE GROUP TITLE CHECKOUT NAME: the rows of that matrix in the report are the rows
+# that ac_trace_hier_check worked out on its own from the records ("matrix NAME" in CHECKOUT).
+same_matrix() {
+    local a b
+    a=$(awk -v g="$2" -v t="$3" '
+      /^### / { in_g = index($0, g) > 0 }
+      in_g && index($0, t) == 1 { on = 1; next }
+      on && /^\| [0-9]+ \|/ { print; n++ }
+      on && /^$/ && n { exit }' "$1")
+    b=$(awk -v m="matrix $5" '$0 == m { on = 1; next } on && /^$/ { exit } on { print }' "$4")
+    [ -n "$a" ] && [ "$a" = "$b" ] && ok "report: $2: $3: the checker's matrix" ||
+        bad "report: $2: $3: rows $(echo $a) against the checker's $(echo $b)"
+}
+
 # expect FILE GROUP STAGE METRIC N
 expect() {
     local got
@@ -53,9 +89,10 @@ expect() {
         bad "report: $2: $3 $4: ${got:-no row}, expected $5"
 }
 
-# The bcast/reduce `hier` and allreduce `hierarchical` run: report $1, nodes of $2 ranks.
+# The bcast/reduce `hier` and allreduce `hierarchical` run: report $1, nodes of $2 ranks, the
+# checker's output $3.
 check_hier_report() {
-    local rep=$1 ppn=$2 nn=$((6 / $2)) g r b m
+    local rep=$1 ppn=$2 nn=$((6 / $2)) chk=$3 g r b m
     for g in "bcast hier:inter=binomial,intra=binomial, root 0" \
         "bcast hier:inter=binomial,intra=binomial, root 5" \
         "reduce hier:inter=binomial,intra=binomial, root 1" "allreduce hierarchical:"; do
@@ -77,6 +114,26 @@ check_hier_report() {
     expect "$rep" "$g" inter-node "core" 4
     expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
     expect "$rep" "$g" inter-node "edge down" $((4 * (nn - 1)))
+    # bcast and reduce `hier` alone: Table 1 at the root with most children of a tree that goes
+    # one way (then intra-node before inter-node, then the lowest rank). Nodes of 3: the
+    # binomial intra-node trees of the leaders (2 children; bcast from 5: rank 0 before the
+    # tree rooted at rank 5, also 2 children); nodes of 2: the binomial inter-node tree over
+    # the 3 leaders (2 children) from the leader of the root's node.
+    # The values: those ac_trace_hier_check works out from the records on its own.
+    local one="root vertex (one way)" b5="bcast hier:inter=binomial,intra=binomial, root 5"
+    local t0 t5 tr
+    if [ $ppn -eq 3 ]; then
+        t0="Rank 0's intra-node bcast $one" t5=$t0 tr="Rank 0's intra-node reduce $one"
+    else
+        t0="Rank 0's inter-node bcast $one" t5="Rank 4's inter-node bcast $one"
+        tr="Rank 0's inter-node reduce $one"
+    fi
+    expect_matrix "$rep" "$b" "$t0" 2
+    expect_matrix "$rep" "$b5" "$t5" 2
+    expect_matrix "$rep" "$g" "$tr" 2
+    same_matrix "$rep" "$b" "$t0" "$chk" bcast0
+    same_matrix "$rep" "$b5" "$t5" "$chk" bcastlast
+    same_matrix "$rep" "$g" "$tr" "$chk" reduce
     g="allreduce hierarchical:"
     expect "$rep" "$g" intra-node "reduce part" 24
     expect "$rep" "$g" intra-node "bcast part" 24
@@ -98,9 +155,10 @@ check_hier_report() {
     fi
 }
 
-# The gather/scatter/allgather/alltoall `hier` run (trace_hier.c steps): report $1, nodes of $2.
+# The gather/scatter/allgather/alltoall `hier` run (trace_hier.c steps): report $1, nodes of $2,
+# the checker's output $3.
 check_steps_report() {
-    local rep=$1 ppn=$2 nn=$((6 / $2)) g r
+    local rep=$1 ppn=$2 nn=$((6 / $2)) chk=$3 g r
     for g in "gather hier, root 1" "scatter hier, root 5" "allgather hier:" "alltoall hier,"; do
         r=$(check_group "$rep" "$g") && ok "steps, nodes of $ppn: $g: $r" ||
             { bad "steps, nodes of $ppn: $g: $r"; sed -n "/^### .*$g/,/^### /p" "$rep"; }
@@ -136,6 +194,23 @@ check_steps_report() {
     expect "$rep" "alltoall hier," intra-node "gather part" 24
     expect "$rep" "alltoall hier," inter-node "exchange part" $((4 * nn))
     expect "$rep" "alltoall hier," intra-node "scatter part" 24
+    # alltoall `hier` stamps its intra-node gather (flat: the ppn - 1 members send their rows to
+    # the leader) and scatter (flat: the leader sends each member its blocks) as trees: per node
+    # and call one vertex with children in each, ppn - 1 edges each way, a gather vertex on
+    # every rank; nodes of 3: Table 1 at leader 0's gather tree (one way, 2 children; the
+    # first of its two roots with 2 children).
+    g="alltoall hier,"
+    expect "$rep" "$g" intra-node "arrival wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "down latency" 24
+    expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
+    expect "$rep" "$g" intra-node "up latency" $((4 * nn))
+    expect "$rep" "$g" intra-node "departure wait" $((4 * nn))
+    expect "$rep" "$g" intra-node "edge up" $((4 * nn * (ppn - 1)))
+    if [ $ppn -eq 3 ]; then
+        expect_matrix "$rep" "$g" "Rank 0's intra-node gather root vertex (one way)" 2
+        same_matrix "$rep" "$g" "Rank 0's intra-node gather root vertex (one way)" "$chk" \
+            alltoall
+    fi
 }
 
 # allreduce `hierarchical:inter=tree` (the leaders' part is allreduce `tree`): report $1, nodes

@@ -4,7 +4,8 @@
 # 64-host cluster, emulated nodes of 3 and of 2 ranks, bcast/reduce `hier` and allreduce
 # `hierarchical` forced and traced; ac_trace_hier_check checks every call (simulated time is
 # global: the stamp order across ranks is exact). Then the same program's gather, scatter,
-# allgather and alltoall `hier` run; autocoll-report's hierarchical stage tables of both runs
+# allgather and alltoall `hier` run, their intra-node trees checked the same way;
+# autocoll-report's hierarchical stage tables of both runs
 # are checked as in tests/mpi/trace_hier.sh (tests/mpi/trace_hier_report.sh): with the global
 # clock the identities are exact (uncertainty 0) and no edge is negative.
 # usage: trace_hier_sim.sh SMPIRUN PLATFORM HOSTFILE TRACE_HIER_SIM TRACE_HIER_CHECK OUTDIR REPORT
@@ -29,7 +30,7 @@ for ppn in 3 2; do
         ok "nodes of $ppn: stage records ($(tail -1 "$out/check"))" ||
         { bad "nodes of $ppn: stage records"; cat "$out/check"; }
     "$report" "$d" >"$out/rep$ppn" 2>&1 || { bad "nodes of $ppn: autocoll-report failed"; }
-    check_hier_report "$out/rep$ppn" $ppn
+    check_hier_report "$out/rep$ppn" $ppn "$out/check"
     d="$out/s$ppn"
     mkdir -p "$d"
     AUTOCOLL_TRACE=collectives AUTOCOLL_TRACE_DIR="$d" AUTOCOLL_NODE_LAYOUT=block:$ppn \
@@ -39,8 +40,11 @@ for ppn in 3 2; do
     rc=$?
     [ $rc -eq 0 ] && ok "simulated steps, nodes of $ppn: results correct" ||
         { bad "simulated steps, nodes of $ppn: exit code $rc"; cat "$out/out"; }
+    "$check" "$d" 6 $ppn steps >"$out/check" 2>&1 &&
+        ok "steps, nodes of $ppn: tree records ($(tail -1 "$out/check"))" ||
+        { bad "steps, nodes of $ppn: tree records"; cat "$out/check"; }
     "$report" "$d" >"$out/reps$ppn" 2>&1 || { bad "steps, nodes of $ppn: autocoll-report failed"; }
-    check_steps_report "$out/reps$ppn" $ppn
+    check_steps_report "$out/reps$ppn" $ppn "$out/check"
 done
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

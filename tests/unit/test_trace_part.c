@@ -316,12 +316,91 @@ static void part_path_rejects(void **state) {
     assert_int_equal(ac_part_path(r + 1, 2, st, 32, &neg, err, sizeof err), -1);
 }
 
+/* Table 1 at a vertex of a tree that goes one way (ac_part_orders): orders worked out by hand
+ * from the times below (0 = first; ties keep position order). */
+static void part_orders_hand(void **state) {
+    (void)state;
+    ac_trace_rec_t r[4];
+    int arr[3], dep[3];
+    char err[128];
+    /* Reduce: t1 of the children at positions 0..2 at 100, 250, 180: arrival orders 0, 2, 1;
+     * their parts end at 90, 120, 300: departure orders 0, 1, 2. */
+    tree(&r[0], AC_HIER_INTRA, AC_PART_REDUCE, 50, 300);
+    child(&r[1], &r[0], 0, 100);
+    child(&r[2], &r[0], 1, 250);
+    child(&r[3], &r[0], 2, 180);
+    int64_t leave[3] = {90, 120, 300};
+    assert_int_equal(ac_part_orders(r, 4, leave, arr, dep, err, sizeof err), 3);
+    assert_int_equal(arr[0], 0);
+    assert_int_equal(arr[1], 2);
+    assert_int_equal(arr[2], 1);
+    assert_int_equal(dep[0], 0);
+    assert_int_equal(dep[1], 1);
+    assert_int_equal(dep[2], 2);
+    /* Ties: parts ending at 120, 120, 50: position 2 first, then 0 before 1. */
+    int64_t tie[3] = {120, 120, 50};
+    assert_int_equal(ac_part_orders(r, 4, tie, arr, dep, err, sizeof err), 3);
+    assert_int_equal(dep[0], 1);
+    assert_int_equal(dep[1], 2);
+    assert_int_equal(dep[2], 0);
+    /* Bcast: t3 = 400, t4 to positions 0..2 at 420, 450, 410: departure orders 1, 2, 0; the
+     * children entered the tree at 380, 200, 390: arrival orders 1, 0, 2. */
+    tree(&r[0], AC_HIER_INTER, AC_PART_BCAST, 310, 400);
+    child(&r[1], &r[0], 0, 420);
+    child(&r[2], &r[0], 1, 450);
+    child(&r[3], &r[0], 2, 410);
+    int64_t enter[3] = {380, 200, 390};
+    assert_int_equal(ac_part_orders(r, 4, enter, arr, dep, err, sizeof err), 3);
+    assert_int_equal(arr[0], 1);
+    assert_int_equal(arr[1], 0);
+    assert_int_equal(arr[2], 2);
+    assert_int_equal(dep[0], 1);
+    assert_int_equal(dep[1], 2);
+    assert_int_equal(dep[2], 0);
+    /* Bad records, no times. */
+    assert_int_equal(ac_part_orders(r + 1, 3, enter, arr, dep, err, sizeof err), -1);
+    assert_non_null(strstr(err, "part_tree"));
+    assert_int_equal(ac_part_orders(r, 4, NULL, arr, dep, err, sizeof err), -1);
+}
+
+/* The child's side of Table 1 from its own records (ac_part_child_time). */
+static void part_child_time_hand(void **state) {
+    (void)state;
+    ac_trace_rec_t r[6];
+    int64_t t = -1;
+    ac_trace_rec_clear(&r[0], AUTOCOLL_REDUCE);
+    r[0].t_in = 10;
+    r[0].t_out = 200;
+    /* A reduce run under parent 7 (part ends at 80), then one under parent 3 (entry 85,
+     * t2 90, part ends at 95). */
+    tree(&r[1], AC_HIER_INTRA, AC_PART_REDUCE, 20, 70);
+    r[1].root = 7;
+    ac_trace_rec_clear(&r[2], AC_TK_PART_STEP);
+    r[2].t_in = 15;
+    r[2].t_out = 80;
+    tree(&r[3], AC_HIER_INTER, AC_PART_REDUCE, 85, 90);
+    ac_trace_rec_clear(&r[4], AC_TK_PART_STEP);
+    r[4].t_in = 80;
+    r[4].t_out = 95;
+    assert_int_equal(ac_part_child_time(r, 5, AC_HIER_INTER, AC_PART_REDUCE, 3, &t), 0);
+    assert_int_equal(t, 95);
+    assert_int_equal(ac_part_child_time(r, 5, AC_HIER_INTRA, AC_PART_REDUCE, 7, &t), 0);
+    assert_int_equal(t, 80);
+    /* No run under parent 5, none of that stage, and a run without its step. */
+    assert_int_equal(ac_part_child_time(r, 5, AC_HIER_INTER, AC_PART_REDUCE, 5, &t), -1);
+    assert_int_equal(ac_part_child_time(r, 5, AC_HIER_INTRA, AC_PART_REDUCE, 3, &t), -1);
+    assert_int_equal(ac_part_child_time(r, 4, AC_HIER_INTER, AC_PART_REDUCE, 3, &t), -1);
+    /* A bcast run: its entry (85). */
+    r[3].status_tag = AC_PART_BCAST;
+    assert_int_equal(ac_part_child_time(r, 5, AC_HIER_INTER, AC_PART_BCAST, 3, &t), 0);
+    assert_int_equal(t, 85);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(part_metrics_hand),
-        cmocka_unit_test(part_metrics_rejects),
-        cmocka_unit_test(part_path_hand),
-        cmocka_unit_test(part_path_rejects),
+        cmocka_unit_test(part_metrics_hand), cmocka_unit_test(part_metrics_rejects),
+        cmocka_unit_test(part_path_hand),    cmocka_unit_test(part_path_rejects),
+        cmocka_unit_test(part_orders_hand),  cmocka_unit_test(part_child_time_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,11 @@
  *   to the leader (intra-node gather), the receive of their blocks (intra-node scatter); leaders:
  *   (1) intra-node gather, (2) inter-node exchange (packing, the messages and the node's own
  *   blocks' copies while they fly), (3) intra-node scatter (the unpacking before it is local
- *   work outside the steps).
+ *   work outside the steps). And part_tree / part_child records of (1) as a flat gather tree
+ *   (t2 of a member just before its send; the leader completes the members' rows in arrival
+ *   order with Waitany when traced, t1,i each, t2 when all are in) and of (3) as a flat scatter
+ *   tree (the leader's t3 is its entry, t4,i just before the send to member i; a member's t3
+ *   when its blocks are here). A node of one rank runs no tree.
  */
 #include <stdlib.h>
 #include "a2a_util.h"
@@ -44,24 +48,37 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     size_t *off = NULL;
     MPI_Request *req = NULL;
     MPI_Datatype mt = MPI_DATATYPE_NULL;
+    int64_t *at = NULL; /* traced: arrival stamps of the intra-node gather */
+    ac_hier_steps_t hs = {0};
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
     if (err != MPI_SUCCESS) goto fn_exit;
     AC_CHECK(ac_a2a_blk_msg(&b, (size_t)p, &cnt, &mt));
-    ac_hier_steps_t hs;
     ac_hier_begin(&hs, a, ctx);
     if (ctx->node_rank != 0) {
-        /* Member: whole send buffer to the leader, then my p blocks back. */
+        /* Member: whole send buffer to the leader, then my p blocks back; traced, a leaf of
+         * the gather tree (t2 just before the send) and of the scatter tree (t3: blocks here). */
         const char *s0 = ac_a2a_sptr(&v, 0);
         size_t sc = (size_t)v.scount * (size_t)p;
         if (sc > 0x7fffffff) {
             err = MPI_ERR_COUNT;
             goto fn_exit;
         }
-        AC_CHECK(PMPI_Send(s0, (int)sc, v.stype, 0, tag, ctx->node_comm));
+        ac_hier_tree_begin(&hs, ctx->node_size);
+        int64_t t_in = ac_hier_now(&hs);
+        ac_hier_run(&hs, AC_PART_GATHER, 0, t_in, ac_hier_now(&hs));
+        err = PMPI_Send(s0, (int)sc, v.stype, 0, tag, ctx->node_comm);
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, (long long)sc, v.stype, err);
+        if (err != MPI_SUCCESS) goto fn_exit;
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, ctx->node_rank, ctx->node_size,
                      (long long)sc, v.stype);
-        AC_CHECK(PMPI_Recv(a->rbuf, cnt, mt, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE));
+        ac_hier_tree_begin(&hs, ctx->node_size);
+        t_in = ac_hier_now(&hs);
+        err = PMPI_Recv(a->rbuf, cnt, mt, 0, tag, ctx->node_comm, MPI_STATUS_IGNORE);
+        ac_hier_run(&hs, AC_PART_SCATTER, 0, t_in, ac_hier_now(&hs));
+        ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, (long long)b.rcount * p,
+                         b.rtype, err);
+        if (err != MPI_SUCCESS) goto fn_exit;
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, ctx->node_rank, ctx->node_size,
                      (long long)b.rcount * p, b.rtype);
         goto fn_exit;
@@ -82,14 +99,31 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         err = MPI_ERR_INTERN;
         goto fn_exit;
     }
-    /* (1) gather the rows of my members */
+    /* (1) gather the rows of my members; traced, a flat gather tree (the rows completed in
+     * arrival order and stamped, t1,i) */
+    if (c > 1) ac_hier_tree_begin(&hs, c);
+    int64_t t_in = ac_hier_now(&hs);
     for (int m = 1; m < c; m++)
         AC_CHECK(PMPI_Irecv(ac_a2a_blk_at(&b, g, (size_t)m * P), cnt, mt, m, tag, ctx->node_comm,
                             &req[nreq++]));
     for (int j = 0; j < p; j++)
         AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
-    AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    if (__builtin_expect(hs.trees != NULL, 0) && (at = calloc((size_t)nreq, sizeof *at))) {
+        for (int left = nreq; left > 0; left--) {
+            int k = MPI_UNDEFINED;
+            AC_CHECK(PMPI_Waitany(nreq, req, &k, MPI_STATUS_IGNORE));
+            if (k == MPI_UNDEFINED) break;
+            at[k] = ac_hier_now(&hs);
+        }
+        ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
+        for (int m = 1; m < c; m++)
+            ac_hier_run_child(&hs, m, at[m - 1]);
+    } else {
+        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
+    }
     nreq = 0;
+    ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, (long long)b.rcount * p * c,
+                     b.rtype, MPI_SUCCESS);
     ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_GATHER, 0, c, (long long)b.rcount * p * c,
                  b.rtype);
     /* (2) leader exchange: pack for every other node, one message each way per node pair */
@@ -136,18 +170,28 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     /* (3) scatter: member d gets row d of o (p blocks in source order) */
     AC_CHECK(ac_a2a_blk_msg(&b, P, &cnt, &mt));
     ac_hier_mark(&hs);
-    for (int m = 1; m < c; m++)
+    /* traced, a flat scatter tree: t3 the entry, t4,i just before the send to member i */
+    if (c > 1) ac_hier_tree_begin(&hs, c);
+    t_in = ac_hier_now(&hs);
+    ac_hier_run(&hs, AC_PART_SCATTER, -1, t_in, t_in);
+    for (int m = 1; m < c; m++) {
+        ac_hier_run_child(&hs, m, ac_hier_now(&hs));
         AC_CHECK(PMPI_Isend(ac_a2a_blk_at(&b, o, (size_t)m * P), cnt, mt, m, tag, ctx->node_comm,
                             &req[nreq++]));
+    }
     for (int j = 0; j < p; j++)
         AC_CHECK(ac_a2a_blk_copy(&b, ac_a2a_blk_at(&b, o, (size_t)j), ac_a2a_rptr(&v, j)));
     AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
     nreq = 0;
+    ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, (long long)b.rcount * p * c,
+                     b.rtype, MPI_SUCCESS);
     ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_SCATTER, 0, c, (long long)b.rcount * p * c,
                  b.rtype);
 fn_exit:
+    ac_hier_tree_drop(&hs); /* stamps left open by an error: no record */
     ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    free(at);
     free(gb);
     free(ob);
     free(sb);
