@@ -11,6 +11,9 @@
 !  Isend, Improbe loop, Imrecv, Testall loop; 11 (tag 15) Sendrecv of MPI_BOTTOM with
 !  absolute-address datatypes; 12 (tag 16) Irecv, Ssend, Wait; 13 (tags 17, 18) Irecv x 2,
 !  Barrier, Rsend, Irsend, Waitall.
+! Polling loops start after an MPI_Barrier (not a point-to-point record), so that they stay short
+! and the trace ring never overflows. Loops end on counts of completions, not on MPI_UNDEFINED
+! (MPICH 4.0's mpif.h MPI_TESTANY returns MPI_UNDEFINED + 1 once every request is inactive).
 ! Every value received, status (source, tag, count), index, flag and request handle after
 ! completion (MPI_REQUEST_NULL, or still valid for a persistent request) is compared with what
 ! the ring implies: "FAIL rank R: what" per mismatch, then "fortran p2p: all ok" or
@@ -136,6 +139,7 @@ program p2p
   ! ---- 6. Isend, Iprobe loop, Recv, Test loop (x = 1000 + right: left receives 1000 + me)
   y = -1
   call MPI_Isend(x, 1, MPI_INTEGER, right, 7, comm, q(1), ierr)
+  call MPI_Barrier(comm, ierr)
   flag = .false.
   do while (.not. flag)
     call MPI_Iprobe(left, 7, comm, flag, st, ierr)
@@ -191,9 +195,10 @@ program p2p
   if (idx == 1) call chk(SRC(st) == left .and. TAG(st) == 9, 'waitany status')
   if (idx == 2) call chk(SRC(st) == right .and. TAG(st) == 10, 'waitany status')
   ndone = 1
-  do
+  do while (ndone < 4)
     call MPI_Waitsome(4, q, outc, ind, sts, ierr)
     call ok_err('waitsome')
+    call chk(outc /= MPI_UNDEFINED, 'waitsome outcount')
     if (outc == MPI_UNDEFINED) exit
     do k = 1, outc
       call chk(ind(k) >= 1 .and. ind(k) <= 4, 'waitsome index')
@@ -212,11 +217,11 @@ program p2p
   y = -1
   call MPI_Irecv(y, 1, MPI_INTEGER, left, 11, comm, q(1), ierr)
   call MPI_Issend(x, 1, MPI_INTEGER, right, 11, comm, q(2), ierr)
+  call MPI_Barrier(comm, ierr) ! every Irecv posted: the polling loops below stay short
   ndone = 0
-  do
+  do while (ndone < 2)
     call MPI_Testany(2, q, idx, flag, st, ierr)
     call ok_err('testany')
-    if (flag .and. idx == MPI_UNDEFINED) exit
     if (.not. flag) cycle
     ndone = ndone + 1
     call chk(idx >= 1 .and. idx <= 2, 'testany index')
@@ -227,10 +232,12 @@ program p2p
   b2 = -1
   call MPI_Irecv(b2(1), 1, MPI_INTEGER, left, 12, comm, q(1), ierr)
   call MPI_Isend(a2(2), 1, MPI_INTEGER, right, 12, comm, q(2), ierr)
+  call MPI_Barrier(comm, ierr)
   ndone = 0
-  do
+  do while (ndone < 2)
     call MPI_Testsome(2, q, outc, ind, sts, ierr)
     call ok_err('testsome')
+    call chk(outc /= MPI_UNDEFINED, 'testsome outcount')
     if (outc == MPI_UNDEFINED) exit
     do k = 1, outc
       call chk(ind(k) >= 1 .and. ind(k) <= 2, 'testsome index')
@@ -255,6 +262,7 @@ program p2p
   call put(y)
   y = -1
   call MPI_Isend(x, 1, MPI_INTEGER, right, 14, comm, q(1), ierr)
+  call MPI_Barrier(comm, ierr)
   flag = .false.
   do while (.not. flag)
     call MPI_Improbe(left, 14, comm, flag, msg, st, ierr)
