@@ -45,8 +45,9 @@
  *    The completion record's t_in is the receive time of §4.3 step 3: the entry of the first
  *    MPI_Wait* call whose list held the request, else the entry of the MPI_Test* that completed
  *    it; its root is the status source's world rank and its status fields the status (a
- *    cancelled receive has none). Outstanding MPI_Irecv requests are kept in a hash table by
- *    handle (O(1) per request), looked at by a wait or test only when it is not empty.
+ *    cancelled receive has none). Outstanding MPI_Irecv requests and started persistent
+ *    receives are kept in a hash table by handle (O(1) per request), looked at by a wait or
+ *    test only when it is not empty.
  *
  * Cost with point-to-point tracing off: one load of a global word and a branch per call, then
  * the PMPI_ call. On: two clock reads, a lock, two hash lookups and one record; the first call
