@@ -5,7 +5,7 @@
 !  1 Send / Recv; 2 Irecv x 2, Isend x 2, Waitall with statuses; 3 Sendrecv; 4 Sendrecv_replace;
 !  5 Isend, Probe (MPI_ANY_SOURCE), Recv from the probed source, Wait; 6 Isend, Iprobe loop,
 !  Recv, Test loop; 7 (tag 8) Recv_init and Send_init, 3 x {Startall, Waitall}, then Start x 2,
-!  Wait x 2 (with and without a status), Request_free x 2; 8 (tags 9, 10) Irecv x 2, Isend x 2,
+!  Wait x 2 (with and without a status), Start x 2 and a Testsome loop, Request_free x 2; 8 (tags 9, 10) Irecv x 2, Isend x 2,
 !  Waitany then Waitsome until none is left; 9 (tags 11, 12) Irecv + Issend completed by
 !  Testany, Irecv + Isend completed by Testsome; 10 (tags 13, 14) Isend, Mprobe, Mrecv, Wait;
 !  Isend, Improbe loop, Imrecv, Testall loop; 11 (tag 15) Sendrecv of MPI_BOTTOM with
@@ -177,6 +177,23 @@ program p2p
   call chk(y == 77 + left .and. SRC(st) == left .and. TAG(st) == 8 .and. &
            pq(1) /= MPI_REQUEST_NULL, 'persistent start/wait')
   call put(y)
+  x = 88 + me
+  call MPI_Start(pq(1), ierr)
+  call MPI_Start(pq(2), ierr)
+  ndone = 0
+  do while (ndone < 2)
+    call MPI_Testsome(2, pq, outc, ind, sts, ierr)
+    call ok_err('persistent testsome')
+    call chk(outc /= MPI_UNDEFINED, 'persistent testsome outcount')
+    if (outc == MPI_UNDEFINED) exit
+    do k = 1, outc
+      if (ind(k) == 1) call chk(ASRC(sts, k) == left .and. ATAG(sts, k) == 8, &
+                                'persistent testsome status')
+    end do
+    ndone = ndone + outc
+  end do
+  call chk(y == 88 + left .and. pq(1) /= MPI_REQUEST_NULL, 'persistent start/testsome')
+  call put(y)
   call MPI_Request_free(pq(1), ierr)
   call MPI_Request_free(pq(2), ierr)
   call ok_err('request_free')
@@ -227,7 +244,7 @@ program p2p
     call chk(idx >= 1 .and. idx <= 2, 'testany index')
     if (idx == 1) call chk(SRC(st) == left .and. TAG(st) == 11, 'testany status')
   end do
-  call chk(ndone == 2 .and. y == 77 + left .and. nulls(q, 2), 'testany')
+  call chk(ndone == 2 .and. y == 88 + left .and. nulls(q, 2), 'testany')
   call put(y)
   b2 = -1
   call MPI_Irecv(b2(1), 1, MPI_INTEGER, left, 12, comm, q(1), ierr)

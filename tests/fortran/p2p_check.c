@@ -6,7 +6,7 @@
  *  - the send and receive events in program order, each with its kind, peer (world rank),
  *    tag, size in bytes and flags (persistent, receive side); a receive with a status has the
  *    source's world rank (inst);
- *  - one completion record per nonblocking or persistent receive (13: by tag, with the
+ *  - one completion record per nonblocking or persistent receive (14: by tag, with the
  *    source's world rank and tag of its status), in any order (Waitany, Waitsome, Testany and
  *    Testsome complete them in an order the run decides);
  *  - the waits, tests and probes: exactly as many as the program calls where it calls them a
@@ -51,6 +51,7 @@ static const ev_t evs[] = {
     {AC_TK_STARTALL, L, 8, 4, PR}, {AC_TK_STARTALL, R, 8, 4, PS},
     {AC_TK_STARTALL, L, 8, 4, PR}, {AC_TK_STARTALL, R, 8, 4, PS},
     {AC_TK_START, R, 8, 4, PS},    {AC_TK_START, L, 8, 4, PR},
+    {AC_TK_START, L, 8, 4, PR},    {AC_TK_START, R, 8, 4, PS},
     {AC_TK_IRECV, L, 9, 4, 0},     {AC_TK_IRECV, R, 10, 4, 0},
     {AC_TK_ISEND, R, 9, 4, 0},     {AC_TK_ISEND, L, 10, 4, 0},
     {AC_TK_IRECV, L, 11, 4, 0},    {AC_TK_ISSEND, R, 11, 4, 0},
@@ -64,7 +65,7 @@ static const ev_t evs[] = {
 enum { NEV = sizeof evs / sizeof evs[0] };
 
 /* Completion records per tag (index = tag, 0..18) and the side of their source. */
-static const int done_n[19] = {0, 0, 1, 1, 0, 0, 0, 0, 4, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
+static const int done_n[19] = {0, 0, 1, 1, 0, 0, 0, 0, 5, 1, 1, 1, 1, 0, 0, 0, 1, 1, 1};
 static const int done_peer[19] = {0, 0, L, R, 0, 0, 0, 0, L, L, R, L, L, 0, 0, 0, L, L, L};
 
 /* Calls recorded for their duration: exactly n, or at least n (min). */
