@@ -4,7 +4,10 @@
  * MPI_RECV, IRECV, SENDRECV, SENDRECV_REPLACE, the waits and tests (WAIT, WAITALL, WAITANY,
  * WAITSOME, TEST, TESTALL, TESTANY, TESTSOME), the probes (PROBE, IPROBE, MPROBE, IMPROBE),
  * MPI_MRECV, IMRECV, the persistent requests (SEND_INIT, BSEND_INIT, SSEND_INIT, RSEND_INIT,
- * RECV_INIT, START, STARTALL) and MPI_REQUEST_FREE.
+ * RECV_INIT, START, STARTALL) and MPI_REQUEST_FREE: seed 004's events (spec
+ * predictors-latency.md §2.1) from Fortran programs, and receive pre-posting (§4.4) for them.
+ * Cost: a handle conversion per argument (O(1)), O(n) for an array of n requests or statuses,
+ * plus the C entry point's own.
  *
  * Why (the table of docs/fortran.md): Open MPI's Fortran bindings (mpif.h, use mpi, mpi_f08)
  * call PMPI_Send etc. directly, so a Fortran program would be neither traced nor served by
