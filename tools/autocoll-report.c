@@ -799,8 +799,9 @@ out:
 /* Spec predictors-latency.md §4.3 (seed 004 §4.4, Fig. 4.14): sends and receives of every rank
  * paired per (communicator key, source, destination, tag) in posting order (ac_early_input,
  * ac_early_arrival); a receive is early when its receive time (entry of MPI_Recv or
- * MPI_Sendrecv, for MPI_Irecv the entry of the first wait listing it or of the test completing
- * it) precedes the entry of its send, both on rank 0's clock. */
+ * MPI_Sendrecv, for MPI_Irecv and a started persistent receive the entry of the first wait
+ * listing it or of the test completing it) precedes the entry of its send (of MPI_Start or
+ * MPI_Startall for a persistent send), both on rank 0's clock. */
 static int report_early(const run_t *run) {
     int any = 0;
     for (int i = 0; i < run->nf && !any; i++)
@@ -838,8 +839,9 @@ static int report_early(const run_t *run) {
            "(communicator, tag) "
            "pairs with the j-th receive posted at r that matched (s, tag) (wildcards by their "
            "completion status); a receive is early when its receive time (entry of MPI_Recv or "
-           "MPI_Sendrecv; for MPI_Irecv the entry of the first wait that listed it, else of the "
-           "test that completed it: a lower bound) precedes the entry of its send, on rank 0's "
+           "MPI_Sendrecv; for MPI_Irecv and a started persistent receive the entry of the first "
+           "wait that listed it, else of the test that completed it: a lower bound) precedes the "
+           "entry of its send (MPI_Start for a persistent one), on rank 0's "
            "clock (uncertainty up to %.1f us between two ranks).\n\n",
            2e-3 * (double)res);
     char a[32], l[32], h[32];

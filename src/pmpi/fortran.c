@@ -15,21 +15,18 @@
  *
  * The MPI's own Fortran entry (pmpi_<coll>_, weak) runs the call instead when the library is
  * dormant (a build for the other MPI family, see abi_guard in wrappers.c) or finalized, and
- * when the MPI's sentinels cannot be found. MPI_INIT runs the MPI's own Fortran MPI_INIT
+ * when the MPI's sentinels cannot be found. The point-to-point calls are in fortran_p2p.c, with
+ * the helpers of fortran.h. MPI_INIT runs the MPI's own Fortran MPI_INIT
  * (MPICH records its sentinels there), then the library's set-up; MPI_FINALIZE the library's
  * teardown, then the MPI's own.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "pmpi.h"
+#include "fortran.h"
 
 #if (defined(OMPI_MAJOR_VERSION) || defined(MPICH_VERSION)) && !defined(AC_SMPI)
 
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "count arrays are passed on as int arrays");
-
-#define WEAK __attribute__((weak))
-#define SITE __builtin_return_address(0) /* the Fortran program's call site */
-typedef MPI_Fint fint;
 
 /* ---------------------------------------------------------------- sentinels */
 
@@ -89,14 +86,14 @@ static int native(void) {
     return ac_g.finalized || !sentinels_known();
 }
 
-static void set_ierr(fint *ierr, int err) {
-    if (ierr) *ierr = (fint)err; /* optional in mpi_f08 */
+int ac_fortran_native(void) {
+    return native();
+}
+void *ac_fortran_buf(void *p) {
+    return f2c_buf(p);
 }
 
-/* One function per entry point; every spelling is an alias of it. */
-#define ALIAS(name, impl) AC_EXPORT __typeof__(impl) name __attribute__((alias(#impl)));
-#define F77(lower, upper, impl)                                                                    \
-    ALIAS(lower##_, impl) ALIAS(lower##__, impl) ALIAS(lower, impl) ALIAS(upper, impl)
+#define set_ierr ac_fortran_ierr
 
 /* ---------------------------------------------------------------- collectives
  * Each: the MPI's Fortran PMPI entry (weak: null when absent), the implementation, its names. */

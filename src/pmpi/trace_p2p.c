@@ -45,8 +45,9 @@
  *    The completion record's t_in is the receive time of §4.3 step 3: the entry of the first
  *    MPI_Wait* call whose list held the request, else the entry of the MPI_Test* that completed
  *    it; its root is the status source's world rank and its status fields the status (a
- *    cancelled receive has none). Outstanding MPI_Irecv requests are kept in a hash table by
- *    handle (O(1) per request), looked at by a wait or test only when it is not empty.
+ *    cancelled receive has none). Outstanding MPI_Irecv requests and started persistent
+ *    receives are kept in a hash table by handle (O(1) per request), looked at by a wait or
+ *    test only when it is not empty.
  *
  * Cost with point-to-point tracing off: one load of a global word and a branch per call, then
  * the PMPI_ call. On: two clock reads, a lock, two hash lookups and one record; the first call
@@ -57,22 +58,30 @@
  * (AC_PP_ENTRY), the receives, probes and Sendrecv(_replace) call their prepost.c counterpart
  * instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it first.
  *
- * Not done: starts of persistent receives have no completion record, so the early-arrival
- * analysis counts persistent starts without pairing them; MPI_Mrecv/Imrecv are not recorded as
- * receives; the Fortran bindings are not wrapped.
+ * Persistent receives: a start takes a serial number (inst) like an MPI_Irecv, and the wait or
+ * test that completes it adds its AC_TK_RECV_DONE record (same serial); the request stays valid.
+ *
+ * Fortran: src/pmpi/fortran_p2p.c converts the arguments and calls these entry points (its call
+ * site passed in ac_fortran_site, docs/fortran.md).
+ *
+ * Not done: MPI_Mrecv/Imrecv are not recorded as receives.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "pmpi.h"
+#include "fortran.h"
 #include "prepost.h"
 #include "../trace/trace.h"
 
 /* The PMPI_ call, or its pre-posting counterpart when that is not off. */
 #define PP(hook, plain) (AC_PP_ON() ? (hook) : (plain))
 
-#define SITE __builtin_return_address(0)
+_Thread_local const void *ac_fortran_site;
+#undef SITE
+/* The caller's address, or the Fortran program's when a Fortran entry point called. */
+#define SITE (ac_fortran_site ? ac_fortran_site : __builtin_return_address(0))
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
 static ac_intern_t ids_send, ids_recv, ids_comm, gens, counts;
@@ -296,6 +305,7 @@ typedef struct {
     uint32_t serial, comm;
     int32_t ident;
     int used;
+    int pers; /* a started persistent receive: stays valid when it completes */
 } pend_t;
 
 static pend_t *pt;
@@ -352,11 +362,15 @@ static int pput(const pend_t *e) {
     return 0;
 }
 
-/* A traced MPI_Irecv was posted (q its request). */
+/* A traced MPI_Irecv was posted, or a traced persistent receive started (q its request). */
 static void irecv_posted(const ac_trace_rec_t *r, int err, const MPI_Request *q) {
     if (err != MPI_SUCCESS || !q || *q == MPI_REQUEST_NULL) return;
-    pend_t e = {
-        .req = HANDLE(*q), .key = r->seq, .serial = r->inst, .comm = r->comm, .ident = r->ident};
+    pend_t e = {.req = HANDLE(*q),
+                .key = r->seq,
+                .serial = r->inst,
+                .comm = r->comm,
+                .ident = r->ident,
+                .pers = (r->flags & AC_TF_PERSISTENT) != 0};
     pthread_mutex_lock(&mtx);
     pput(&e);
     pthread_mutex_unlock(&mtx);
@@ -369,8 +383,10 @@ static void irecv_posted(const ac_trace_rec_t *r, int err, const MPI_Request *q)
  * handles with their generations then: a datatype freed after MPI_Send_init leaves the request
  * valid, and its size is not asked again), and interned at each start, so identifiers stay in
  * first-seen order of the events. Kept until MPI_Request_free: a persistent request stays valid
- * after it completes, so the wait and test wrappers never see it go (and never look it up: its
- * completions are not receive completions of the pairing, docs/tracing.md). */
+ * after it completes, so the wait and test wrappers never see it go. A start of a persistent
+ * receive is, for the pairing, an MPI_Irecv: it takes the next serial number (record inst) and
+ * goes into the table of outstanding receives until the wait or test that completes it (told by
+ * that call's own outputs, since the handle stays valid) writes its AC_TK_RECV_DONE record. */
 typedef struct {
     uint64_t req; /* handle value */
     uint64_t key[8];
@@ -490,6 +506,7 @@ static void begin_start(ac_trace_rec_t *r, int kind, MPI_Request q, const void *
     r->bytes = e->bytes;
     r->flags |= e->flags;
     r->ident = ac_intern(e->flags & AC_TF_RECV_SIDE ? &ids_recv : &ids_send, e->key, e->nkey);
+    if (e->flags & AC_TF_RECV_SIDE) r->inst = serial++;
     if (e->comm < ncis) {
         const cinfo_t *x = &cis[e->comm];
         r->comm = e->comm;
@@ -498,20 +515,59 @@ static void begin_start(ac_trace_rec_t *r, int kind, MPI_Request q, const void *
     }
 }
 
-/* After a wait or test over n requests whose handles before the call were saved[0..n-1]:
- * one AC_TK_RECV_DONE record per traced MPI_Irecv completed (its slot now MPI_REQUEST_NULL),
- * with its status stat(i). wait: the call blocks (its entry t_in is the receive time of the
- * requests it lists that no earlier wait listed). */
-typedef const MPI_Status *(*stat_fn)(void *arg, int i);
+/* Waits and tests: recorded for their duration, then the completions of traced MPI_Irecv
+ * requests and started persistent receives. The handles are saved before the call (it sets
+ * completed nonpersistent ones to MPI_REQUEST_NULL); statuses are asked for even when the
+ * caller ignores them. */
+enum { NSTACK = 16 };
+typedef struct {
+    MPI_Status *one; /* Wait, Test, Waitany, Testany */
+    int *index;      /* Waitany, Testany */
+    MPI_Status *all; /* Waitall, Testall: one per request */
+    int *outcount;   /* Waitsome, Testsome */
+    int *indices;
+    int *flag; /* Test, Testany, Testall */
+} cstat_t;
+static const MPI_Status *cstat(const cstat_t *c, int i) {
+    if (c->indices) {
+        for (int k = 0; c->all && *c->outcount != MPI_UNDEFINED && k < *c->outcount; k++)
+            if (c->indices[k] == i) return &c->all[k];
+        return NULL;
+    }
+    if (c->all) return &c->all[i];
+    if (c->index) return *c->index == i ? c->one : NULL;
+    return c->one;
+}
+
+/* 1 when the call (result err) completed its i-th request, from its outputs alone (a persistent
+ * request stays valid): Waitsome/Testsome list it, Waitany/Testany name it, Test/Testall set the
+ * flag, Wait/Waitall returned success (or, for Waitall, its status is not MPI_ERR_PENDING). */
+static int cdone(const cstat_t *c, int i, int err) {
+    if (c->indices) {
+        for (int k = 0; *c->outcount != MPI_UNDEFINED && k < *c->outcount; k++)
+            if (c->indices[k] == i) return 1;
+        return 0;
+    }
+    if (c->index) return (!c->flag || *c->flag) && *c->index == i;
+    if (c->flag) return *c->flag != 0;
+    if (err == MPI_ERR_IN_STATUS && c->all) return c->all[i].MPI_ERROR != MPI_ERR_PENDING;
+    return err == MPI_SUCCESS;
+}
+
+/* After a wait or test over n requests whose handles before the call were saved[0..n-1]
+ * (result err, outputs c): one AC_TK_RECV_DONE record per traced MPI_Irecv completed (its slot
+ * now MPI_REQUEST_NULL) and per started persistent receive completed (cdone), with its status.
+ * wait: the call blocks (its entry t_in is the receive time of the requests it lists that no
+ * earlier wait listed). */
 static void completed(int n, const MPI_Request *saved, const MPI_Request *now, int wait,
-                      int64_t t_in, int64_t t_out, stat_fn stat, void *arg) {
+                      int64_t t_in, int64_t t_out, const cstat_t *c, int err) {
     pthread_mutex_lock(&mtx);
     for (int i = 0; i < n && pn; i++) {
         if (saved[i] == MPI_REQUEST_NULL) continue;
         pend_t *e = pfind(HANDLE(saved[i]));
         if (!e) continue;
         if (wait && !e->t_wait) e->t_wait = t_in;
-        if (now[i] != MPI_REQUEST_NULL) continue;
+        if (e->pers ? !cdone(c, i, err) : now[i] != MPI_REQUEST_NULL) continue;
         ac_trace_rec_t r;
         ac_trace_rec_clear(&r, AC_TK_RECV_DONE);
         r.t_in = e->t_wait ? e->t_wait : t_in;
@@ -520,7 +576,7 @@ static void completed(int n, const MPI_Request *saved, const MPI_Request *now, i
         r.comm = e->comm;
         r.inst = e->serial;
         r.ident = e->ident;
-        const MPI_Status *st = stat(arg, i);
+        const MPI_Status *st = cstat(c, i);
         int cancelled = 0;
         if (st) PMPI_Test_cancelled(st, &cancelled);
         if (st && !cancelled) {
@@ -661,29 +717,6 @@ AC_EXPORT int MPI_Sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int
         return end(&r, t_in, call, status, UINT32_MAX);                                            \
     } while (0)
 
-/* Waits and tests: recorded for their duration, then the completions of traced MPI_Irecv
- * requests. The handles are saved before the call (it sets completed ones to
- * MPI_REQUEST_NULL); statuses are asked for even when the caller ignores them. */
-enum { NSTACK = 16 };
-typedef struct {
-    MPI_Status *one; /* Wait, Test, Waitany, Testany */
-    int *index;      /* Waitany, Testany */
-    MPI_Status *all; /* Waitall, Testall: one per request */
-    int *outcount;   /* Waitsome, Testsome */
-    int *indices;
-} cstat_t;
-static const MPI_Status *cstat(void *arg, int i) {
-    const cstat_t *c = arg;
-    if (c->indices) {
-        for (int k = 0; c->all && *c->outcount != MPI_UNDEFINED && k < *c->outcount; k++)
-            if (c->indices[k] == i) return &c->all[k];
-        return NULL;
-    }
-    if (c->all) return &c->all[i];
-    if (c->index) return *c->index == i ? c->one : NULL;
-    return c->one;
-}
-
 /* Sets err to the call's result (tracing on). */
 #define TRACE_DONE(err, KIND, n, q, wait, call, status, cst)                                       \
     do {                                                                                           \
@@ -701,7 +734,7 @@ static const MPI_Status *cstat(void *arg, int i) {
         int64_t t_in = ac_trace_now();                                                             \
         err = end(&r, t_in, call, status, UINT32_MAX);                                             \
         if (saved) {                                                                               \
-            completed((n), saved, (q), (wait), t_in, r.t_out, cstat, (cst));                       \
+            completed((n), saved, (q), (wait), t_in, r.t_out, (cst), err);                         \
             if (saved != stack_) free(saved);                                                      \
         }                                                                                          \
     } while (0)
@@ -728,7 +761,7 @@ AC_EXPORT int MPI_Test(MPI_Request *q, int *f, MPI_Status *s) {
     if (!on()) return PMPI_Test(q, f, s);
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
-    cstat_t c = {.one = s};
+    cstat_t c = {.one = s, .flag = f};
     int err;
     TRACE_DONE(err, AC_TK_TEST, 1, q, 0, PMPI_Test(q, f, s), NULL, &c);
     return err;
@@ -746,7 +779,7 @@ AC_EXPORT int MPI_Testany(int n, MPI_Request q[], int *i, int *f, MPI_Status *s)
     if (!on()) return PMPI_Testany(n, q, i, f, s);
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
-    cstat_t c = {.one = s, .index = i};
+    cstat_t c = {.one = s, .index = i, .flag = f};
     int err;
     TRACE_DONE(err, AC_TK_TESTANY, n, q, 0, PMPI_Testany(n, q, i, f, s), NULL, &c);
     return err;
@@ -765,7 +798,7 @@ AC_EXPORT int MPI_Testall(int n, MPI_Request q[], int *f, MPI_Status s[]) {
     if (!on()) return PMPI_Testall(n, q, f, s);
     MPI_Status stack[NSTACK], *heap;
     s = statuses(n, s, stack, &heap);
-    cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s};
+    cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s, .flag = f};
     int err;
     TRACE_DONE(err, AC_TK_TESTALL, n, q, 0, PMPI_Testall(n, q, f, s), NULL, &c);
     free(heap);
@@ -838,7 +871,9 @@ AC_EXPORT int MPI_Start(MPI_Request *q) {
     begin_start(&r, AC_TK_START, q ? *q : MPI_REQUEST_NULL, SITE);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    return end(&r, t_in, PMPI_Start(q), NULL, UINT32_MAX);
+    int err = end(&r, t_in, PMPI_Start(q), NULL, UINT32_MAX);
+    if (r.inst != AC_TRACE_NOID) irecv_posted(&r, err, q); /* a persistent receive */
+    return err;
 }
 
 /* One record per request, in array order, each with 1/n of the call's time (the records tile
@@ -864,13 +899,14 @@ AC_EXPORT int MPI_Startall(int n, MPI_Request q[]) {
         r[i].t_out = t_in + d * (i + 1) / n;
         if (err != MPI_SUCCESS) r[i].flags |= AC_TF_ERROR;
         ac_trace_record(&r[i]);
+        if (r[i].inst != AC_TRACE_NOID) irecv_posted(&r[i], err, &q[i]);
     }
     if (r != one) free(r);
     return err;
 }
 
-/* The bookkeeping of a persistent request (or of an MPI_Irecv freed before it completed) goes
- * with it. Not recorded. */
+/* The bookkeeping of a persistent request (or of an MPI_Irecv or started persistent receive
+ * freed before it completed) goes with it. Not recorded. */
 AC_EXPORT int MPI_Request_free(MPI_Request *q) {
     if (on() && q && *q != MPI_REQUEST_NULL) {
         pthread_mutex_lock(&mtx);

@@ -805,7 +805,7 @@ enum { KNOWN_FLAGS = (1u << 6) - 1, MAX_SRC = 32 };
 
 /* The format-2 fields of a point-to-point record (docs/tracing.md): root is the peer's world
  * rank, inst the status source's world rank (receives with a status) or the serial number of a
- * nonblocking receive (irecv, recv_done). NULL when valid. */
+ * nonblocking receive (irecv, a start of a persistent receive, recv_done). NULL when valid. */
 static const char *check_p2p(const ac_trace_rec_t *x, int32_t np, char *why, size_t len) {
     int k = x->kind;
     if (x->root != AC_TRACE_NONE && (x->root < 0 || x->root >= np))
@@ -814,7 +814,9 @@ static const char *check_p2p(const ac_trace_rec_t *x, int32_t np, char *why, siz
              x->inst != AC_TRACE_NOID && x->inst >= (uint32_t)np)
         snprintf(why, len, "status source world rank %u out of range (%d processes)", x->inst, np);
     else if (k != AC_TK_RECV && k != AC_TK_SENDRECV && k != AC_TK_SENDRECV_REPLACE &&
-             k != AC_TK_IRECV && k != AC_TK_RECV_DONE && x->inst != AC_TRACE_NOID)
+             k != AC_TK_IRECV && k != AC_TK_RECV_DONE &&
+             !((k == AC_TK_START || k == AC_TK_STARTALL) && (x->flags & AC_TF_RECV_SIDE)) &&
+             x->inst != AC_TRACE_NOID)
         snprintf(why, len, "%s with an instance or serial %u", ac_trace_kind_name(k), x->inst);
     else
         return NULL;

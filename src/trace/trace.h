@@ -768,7 +768,8 @@ typedef struct {
     uint64_t unkeyed;    /* sends and receives without a shared key or a world rank: left out */
     uint64_t unresolved; /* wildcard nonblocking receives never completed, cancelled ones */
     uint64_t untimed;    /* nonblocking receives never completed, kept in the order */
-    uint64_t persistent; /* persistent starts (not paired: no arguments recorded) */
+    uint64_t persistent; /* starts not paired: of requests made before tracing, or of an older
+                          * trace (receive starts without a serial) */
     uint64_t orphan;     /* completions whose receive is not in the file */
 } ac_ea_input;
 /* Returns 0, or -1 out of memory (out is then empty). */

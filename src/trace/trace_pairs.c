@@ -20,10 +20,14 @@
  * in its receive's source, tag and time (binary search on the serial: serials grow with the
  * file order). A nonblocking receive never completed in the trace keeps its place when its
  * source and tag are known from its arguments (time NaN: paired, not compared) and is dropped
- * when it was a wildcard (its message cannot be placed). Events without a shared key or world
- * rank (communicators made outside the wrapped creation calls, MPI_PROC_NULL) and persistent
- * starts (no arguments recorded) are counted, not paired. O(R log R) per file for R records,
- * O(R) memory.
+ * when it was a wildcard (its message cannot be placed). A start of a persistent send is a send
+ * (send time: the entry of MPI_Start/MPI_Startall); a start of a persistent receive carries a
+ * serial like MPI_Irecv and is paired the same way with its completion record. Events without a
+ * shared key or world rank (communicators made outside the wrapped creation calls,
+ * MPI_PROC_NULL) are counted, not paired; so are starts of requests the tracer did not see made
+ * (no arguments), and every persistent start when some file has a receive start without a
+ * serial (written before persistent receives had completion records: pairing its sends alone
+ * would shift the pairs). O(R log R) per file for R records, O(R) memory.
  *
  * Pure inter-send time: one pass over one process's records, O(R).
  */
@@ -100,12 +104,32 @@ static int valid_rank(int64_t x, int np) {
     return x >= 0 && x < np;
 }
 
+static int is_start(const ac_trace_rec_t *r) {
+    return r->kind == AC_TK_START || r->kind == AC_TK_STARTALL;
+}
+
+/* A nonblocking receive: MPI_Irecv or the start of a persistent receive. */
+static int is_nb_recv(const ac_trace_rec_t *r) {
+    return r->kind == AC_TK_IRECV || (is_start(r) && (r->flags & AC_TF_RECV_SIDE));
+}
+
+/* 1 when some file has a persistent receive start without a serial (an older trace). */
+static int legacy_starts(const ac_trace_file_t *f, int nf) {
+    for (int i = 0; i < nf; i++)
+        for (uint64_t k = 0; k < f[i].nrec; k++) {
+            const ac_trace_rec_t *r = &f[i].rec[k];
+            if (is_start(r) && (r->flags & AC_TF_RECV_SIDE) && r->inst == AC_TRACE_NOID) return 1;
+        }
+    return 0;
+}
+
 int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out) {
     memset(out, 0, sizeof *out);
     size_t cs = 0, cr = 0, cp = 0;
     pend_t *pend = NULL;
     unsigned char *wild = NULL; /* per receive: wildcard arguments */
     size_t cw = 0;
+    int legacy = legacy_starts(f, nf);
     for (int i = 0; i < nf; i++) {
         const ac_trace_file_t *t = &f[i];
         int np = t->nprocs, w = t->rank, global = (t->flags & AC_TRACE_FLAG_GLOBAL_CLOCK) != 0;
@@ -114,7 +138,7 @@ int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out) {
             const ac_trace_rec_t *r = &t->rec[k];
             double tin = (double)(global ? r->t_in : ac_trace_clock_correct(t->clock, r->t_in));
             int64_t key = (int64_t)r->seq;
-            if (r->kind == AC_TK_START || r->kind == AC_TK_STARTALL) {
+            if (is_start(r) && (legacy || !(r->flags & AC_TF_PERSISTENT))) {
                 out->persistent++;
                 continue;
             }
@@ -137,7 +161,7 @@ int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out) {
                     known = 1;
                 }
                 tr = tin;
-            } else if (r->kind == AC_TK_IRECV) {
+            } else if (is_nb_recv(r)) {
                 if (!(r->flags & AC_TF_WILDCARD) && r->root != AC_TRACE_NONE) {
                     src = r->root;
                     tag = r->tag;
@@ -170,7 +194,7 @@ int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out) {
             } else {
                 continue;
             }
-            if (r->kind == AC_TK_IRECV) { /* serials grow in file order (binary search) */
+            if (is_nb_recv(r)) { /* serials grow in file order (binary search) */
                 if (grow((void **)&pend, &cp, npend + 1, sizeof *pend)) goto oom;
                 pend[npend++] = (pend_t){r->inst, SIZE_MAX};
             }
@@ -178,14 +202,14 @@ int ac_early_input(const ac_trace_file_t *f, int nf, ac_ea_input *out) {
                 out->unkeyed++;
                 continue;
             }
-            if (r->kind != AC_TK_IRECV && !known) {
+            if (!is_nb_recv(r) && !known) {
                 out->unkeyed++;
                 continue;
             }
             if (grow((void **)&out->r, &cr, out->nr + 1, sizeof *out->r) ||
                 grow((void **)&wild, &cw, out->nr + 1, 1))
                 goto oom;
-            if (r->kind == AC_TK_IRECV) pend[npend - 1].idx = out->nr;
+            if (is_nb_recv(r)) pend[npend - 1].idx = out->nr;
             wild[out->nr] = !known;
             out->r[out->nr++] = (ac_ea_recv){w, known ? src : -1, key, tag, tr};
         }

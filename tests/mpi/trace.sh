@@ -8,7 +8,8 @@
 # ratios of the window heuristics, the predictor memory and the traffic characterisation
 # against values counted by hand from the program's stream; the wrapper overheads calibrated at
 # MPI_Init are the ones the report subtracts. Persistent requests (trace_p2p.c --persistent):
-# starts recorded as sends and receives with their requests' identifiers, counted by the report.
+# starts recorded as sends and receives with their requests' identifiers, receive starts
+# completed by completion records, counted and paired by the report.
 # usage: trace.sh TRACE_CALLS TRACE_CHECK AUTOCOLL_REPORT TRACE_P2P MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 check=$2 report=$3 p2p=$4 mpiexec=$5
@@ -233,5 +234,21 @@ done
 grep -q "the given fraction of its 80 gaps lie" "$tmp/traffic" || { tf=1; echo "gap count"; }
 [ $tf -eq 0 ] && ok "report: persistent starts counted as sends and receives (counts, identifiers, destinations, sizes)" ||
     { bad "report persistent traffic characterisation"; cat "$tmp/traffic"; }
+# Early arrival with persistent requests: every start of a persistent send is a send and every
+# start of a persistent receive a receive completed by its Waitall (a completion record each):
+# per rank 80 starts of each plus the Isend/Irecv, so 3 x 81 = 243 sends, 243 receives, all 243
+# pairs timed, none untimed, no persistent start left out; each process posts and pairs 81.
+ea=$(sed -n '/^## Early arrival/,/^## /p' "$tmp/rep6")
+ef=0
+echo "$ea" | grep -q '; 243 sends, 243 receives, 243 pairs timed, 0 paired without a time\.' ||
+    { ef=1; echo "missing: early-arrival counts"; }
+echo "$ea" | grep -q ' 0 persistent starts, 0 completions without their receive\.' ||
+    { ef=1; echo "missing: no persistent start left out"; }
+for p in 0 1 2; do
+  echo "$ea" | grep -qE "^\| $p \| 81 \| 81 \| [0-9]+ \| [0-9.]+ \| 0 \|$" ||
+      { ef=1; echo "missing: row of process $p"; }
+done
+[ $ef -eq 0 ] && ok "report: persistent receive starts paired with their sends through their completions (243 pairs)" ||
+    { bad "report early arrival with persistent requests"; echo "$ea"; }
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

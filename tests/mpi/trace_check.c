@@ -130,8 +130,11 @@ static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np)
 }
 
 /* The records of trace_p2p.c --persistent on rank r of np: every start a send or a receive with
- * the request's arguments and a stable identifier, no completion record for a persistent
- * receive, and after MPI_Request_free a plain Irecv and Isend traced as such. */
+ * the request's arguments and a stable identifier; every receive start has the next serial
+ * (4 per iteration: 4n .. 4n + 3 in start order) and after the MPI_Waitall that completes it a
+ * completion record (in request order) with that serial, the Waitall's entry as its time, the
+ * sender's world rank and tag as status, the start's identifier and key; after MPI_Request_free
+ * a plain Irecv (serial 4 x TP_PITER) and Isend traced as such. */
 static void check_persistent(const ac_trace_file_t *t, const char *path, int r, int np) {
     int right = (r + 1) % np, left = (r + np - 1) % np;
     uint64_t i = 0, key = 0;
@@ -145,16 +148,18 @@ static void check_persistent(const ac_trace_file_t *t, const char *path, int r, 
                {AC_TK_START, left, 8, 1, 1, 2},     {AC_TK_START, right, 9, 1, 1, 3},
                {AC_TK_STARTALL, right, 8, 1, 0, 0}, {AC_TK_STARTALL, left, 9, 1, 0, 1}};
     int32_t sid[2] = {np == 2 ? 0 : 0, np == 2 ? 0 : 1};
+    uint32_t serial = 0;
     for (int n = 0; n < TP_PITER; n++)
         for (int k = 0; k < 8; k++) {
             NEXT(it[k].kind);
             uint8_t fl = (uint8_t)(AC_TF_PERSISTENT | (it[k].recv ? AC_TF_RECV_SIDE : 0));
             int32_t id = it[k].recv ? it[k].id : sid[it[k].id];
+            uint32_t inst = it[k].recv ? serial++ : AC_TRACE_NOID;
             if (!key) key = x->seq;
             CHECK(x->peer == it[k].peer && x->root == it[k].peer && x->tag == it[k].tag &&
                       x->count == it[k].count && x->bytes == (uint64_t)it[k].count * sizeof(int) &&
-                      x->flags == fl && x->ident == id && x->inst == AC_TRACE_NOID &&
-                      x->seq == key && key != 0,
+                      x->flags == fl && x->ident == id && x->inst == inst && x->seq == key &&
+                      key != 0,
                   "%s: start %d of iteration %d: %s peer %d (world %d) tag %d count %d bytes %llu "
                   "flags 0x%x ident %d inst %u key %llu; expected peer %d tag %d count %d flags "
                   "0x%x ident %d",
@@ -167,12 +172,26 @@ static void check_persistent(const ac_trace_file_t *t, const char *path, int r, 
                       "%s: Startall records of iteration %d: "
                       "%lld, %lld",
                       path, n, (long long)t->rec[i - 2].t_out, (long long)x->t_in);
-            if (k == 3 || k == 7) NEXT(AC_TK_WAITALL);
+            if (k != 3 && k != 7) continue;
+            NEXT(AC_TK_WAITALL);
+            int64_t tw = x->t_in;
+            /* the two receives of this Waitall: it[k - 3] and it[k - 2], the last two serials */
+            for (int m = k - 3; m <= k - 2; m++) {
+                NEXT(AC_TK_RECV_DONE);
+                CHECK(x->inst == serial - 2u + (uint32_t)(m - (k - 3)) && x->t_in == tw &&
+                          x->root == it[m].peer && x->status_tag == it[m].tag &&
+                          x->ident == it[m].id && x->seq == key,
+                      "%s: completion %d of iteration %d: serial %u t_in %lld (wait %lld) "
+                      "source %d tag %d ident %d",
+                      path, m - (k - 3), n, x->inst, (long long)x->t_in, (long long)tw, x->root,
+                      x->status_tag, x->ident);
+            }
         }
     NEXT(AC_TK_IRECV);
-    CHECK(x->peer == left && x->tag == 10 && x->ident == 4 && !(x->flags & AC_TF_PERSISTENT),
-          "%s: irecv after the frees: peer %d tag %d ident %d flags 0x%x", path, x->peer, x->tag,
-          x->ident, x->flags);
+    CHECK(x->peer == left && x->tag == 10 && x->ident == 4 && !(x->flags & AC_TF_PERSISTENT) &&
+              x->inst == serial,
+          "%s: irecv after the frees: peer %d tag %d ident %d flags 0x%x serial %u", path, x->peer,
+          x->tag, x->ident, x->flags, x->inst);
     NEXT(AC_TK_ISEND);
     CHECK(x->peer == right && x->ident == sid[0] && !(x->flags & AC_TF_PERSISTENT),
           "%s: isend after the frees: peer %d ident %d flags 0x%x", path, x->peer, x->ident,

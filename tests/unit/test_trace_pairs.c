@@ -3,7 +3,8 @@
  * appendix example of seed 004 (App. A), with and without wrapper overheads, and the pairing of
  * sends and receives of the early-arrival analysis of spec §4.3 across two processes' files
  * (clock offsets, nonblocking receives completed out of order, a wildcard resolved by its
- * status, one never completed, an unkeyed send, a persistent start, an orphan completion). */
+ * status, one never completed, an unkeyed send, a persistent start, an orphan completion), and
+ * persistent send and receive starts paired through their completion records. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,12 +216,79 @@ static void pairing(void **st) {
     ac_early_input_free(&in);
 }
 
+/* Persistent requests in the pairing, on one clock (offsets 0). Rank 0 starts a persistent send
+ * to 1 (K, tag 3) at 1000 (MPI_Start), 3000 (MPI_Startall) and 5000. Rank 1 starts a persistent
+ * receive from 0 (K, tag 3) three times: serial 0 at 500, completed at 2000 (its wait's entry);
+ * serial 1 at 2500, completed at 2600; serial 2 at 4000, never completed; plus a start of a
+ * request made before tracing (no persistent flag: left out). Pairs: (1000, 2000) late, (3000,
+ * 2600) early, (5000, -) paired without a time: 3 sends, 3 receives, 2 timed, 1 early (50 %),
+ * 1 left out. When a receive start has no serial (an older trace), every persistent start is
+ * left out: 0 sends and receives, 7 starts counted. */
+static void persistent_pairing(void **st) {
+    (void)st;
+    ac_trace_rec_t r0[3], r1[6];
+    int64_t ts[3] = {1000, 3000, 5000};
+    for (int i = 0; i < 3; i++) {
+        r0[i] = p2p(i == 1 ? AC_TK_STARTALL : AC_TK_START, ts[i], K, 1, 3);
+        r0[i].flags = AC_TF_PERSISTENT;
+    }
+    int64_t tr[3] = {500, 2500, 4000};
+    for (int i = 0; i < 3; i++) {
+        r1[2 * i] = p2p(i == 1 ? AC_TK_STARTALL : AC_TK_START, tr[i], K, 0, 3);
+        r1[2 * i].flags = AC_TF_PERSISTENT | AC_TF_RECV_SIDE;
+        r1[2 * i].inst = (uint32_t)i;
+    }
+    r1[1] = p2p(AC_TK_RECV_DONE, 2000, K, 0, AC_TRACE_NONE);
+    r1[1].inst = 0;
+    r1[1].status_source = 0;
+    r1[1].status_tag = 3;
+    r1[3] = p2p(AC_TK_RECV_DONE, 2600, K, 0, AC_TRACE_NONE);
+    r1[3].inst = 1;
+    r1[3].status_source = 0;
+    r1[3].status_tag = 3;
+    r1[5] = rec(AC_TK_START, 4500, 4600); /* a request made before tracing */
+    ac_trace_file_t f[2];
+    memset(f, 0, sizeof f);
+    for (int i = 0; i < 2; i++) {
+        f[i].rank = i;
+        f[i].nprocs = 2;
+        f[i].clock[1].at = 100000;
+    }
+    f[0].rec = r0;
+    f[0].nrec = 3;
+    f[1].rec = r1;
+    f[1].nrec = 6;
+    ac_ea_input in;
+    assert_int_equal(ac_early_input(f, 2, &in), 0);
+    assert_int_equal(in.ns, 3);
+    assert_int_equal(in.nr, 3);
+    assert_int_equal(in.persistent, 1);
+    assert_int_equal(in.untimed, 1);
+    assert_int_equal(in.orphan, 0);
+    assert_true(in.r[0].src == 0 && in.r[0].tag == 3 && in.r[0].t == 2000);
+    assert_true(in.r[1].t == 2600 && isnan(in.r[2].t));
+    ac_ea_proc pp[2];
+    double avg = 0;
+    assert_int_equal(ac_early_arrival(in.s, in.ns, in.r, in.nr, 2, pp, &avg, NULL), 0);
+    assert_int_equal(pp[1].recvs, 3);
+    assert_int_equal(pp[1].matched, 2);
+    assert_int_equal(pp[1].early, 1);
+    assert_int_equal(pp[1].untimed, 1);
+    assert_true(fabs(avg - 50.0) < 1e-9);
+    ac_early_input_free(&in);
+    r1[2].inst = AC_TRACE_NOID; /* an older trace */
+    assert_int_equal(ac_early_input(f, 2, &in), 0);
+    assert_int_equal(in.ns, 0);
+    assert_int_equal(in.nr, 0);
+    assert_int_equal(in.persistent, 7);
+    ac_early_input_free(&in);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(appendix_example),
-        cmocka_unit_test(persistent_starts),
-        cmocka_unit_test(wrap_string),
-        cmocka_unit_test(pairing),
+        cmocka_unit_test(appendix_example),   cmocka_unit_test(persistent_starts),
+        cmocka_unit_test(wrap_string),        cmocka_unit_test(pairing),
+        cmocka_unit_test(persistent_pairing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
