@@ -65,7 +65,8 @@ enum {
     PP_QUEUE_MAX = 8 * 1024 * 1024, /* bytes of captured messages held at once (per process) */
     PP_WARM = 8,                    /* armings before the hit ratio gates a stream */
     PP_DECAY = 64,                  /* armings after which both counts are halved */
-    PP_PROBATION = 256              /* skipped chances before a gated stream is tried again */
+    PP_PROBATION = 256,             /* skipped chances before a gated stream is tried again */
+    PP_HOLD_MAX = 4096 /* bytes: a message this short is matched and held, not received early */
 };
 #define PP_THRESHOLD 0.9 /* spec §4.4 hazard 10 default */
 
@@ -87,6 +88,8 @@ typedef struct pp_msg {
     unsigned long seq; /* capture number */
     unsigned long at;  /* ac_pp_calls at its capture */
     MPI_Request req;   /* the capture's PMPI_Imrecv until completed, then MPI_REQUEST_NULL */
+    int hold;          /* short: matched only, msg still to be received (data NULL) */
+    MPI_Message msg;
     char *data;
     MPI_Comm comm; /* where it was received (error handler of a matched receive) */
 } pp_msg;
@@ -215,9 +218,10 @@ static pp_msg *capture(pp_comm *pc, int s) {
     if (PMPI_Iprobe(s, MPI_ANY_TAG, pc->comm, &flag, &st) != MPI_SUCCESS || !flag) return NULL;
     PMPI_Get_elements_x(&st, MPI_BYTE, &n);
     pp_msg *m = NULL;
+    int hold = n <= PP_HOLD_MAX;
     if (n >= 0 && n <= INT_MAX && n <= PP_QUEUE_MAX - held) m = calloc(1, sizeof *m);
-    if (m) m->data = malloc(n > 0 ? (size_t)n : 1);
-    if (!m || !m->data) {
+    if (m && !hold) m->data = malloc(n > 0 ? (size_t)n : 1);
+    if (!m || (!hold && !m->data)) {
         if (m) free(m);
         stat.declined++;
         disarm(pc, s);
@@ -231,14 +235,19 @@ static pp_msg *capture(pp_comm *pc, int s) {
     if (rc != MPI_SUCCESS) flag = 0; /* nothing matched */
     MPI_Count n2 = n;
     if (rc == MPI_SUCCESS && flag) PMPI_Get_elements_x(&st, MPI_BYTE, &n2);
-    if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
+    if (rc == MPI_SUCCESS && flag && hold) { /* short: keep it matched in MPI (hazard 6) */
+        m->hold = 1;
+        m->msg = msg;
+        n = n2;
+    } else if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
         char *d = n2 >= 0 && n2 <= INT_MAX ? realloc(m->data, n2 > 0 ? (size_t)n2 : 1) : NULL;
         if (d) m->data = d;
         rc = d ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         n = d ? n2 : 0;
     }
     m->req = MPI_REQUEST_NULL;
-    if (rc == MPI_SUCCESS && flag) rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
+    if (rc == MPI_SUCCESS && flag && !hold)
+        rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
     if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL; /* its error reaches the user's receive */
     loud(pc->comm, eh);
     if (!flag) { /* nothing was taken out of MPI (cannot happen single-threaded) */
@@ -270,6 +279,14 @@ void ac_pp_poll(void) {
 
 /* The capture's receive, completed (delivery, shutdown). */
 static void complete(pp_msg *m) {
+    if (m->hold) { /* matched only: receive it into a staging buffer now */
+        m->hold = 0;
+        m->data = malloc(m->nbytes > 0 ? (size_t)m->nbytes : 1);
+        int rc = m->data ? PMPI_Imrecv(m->data, m->nbytes, MPI_PACKED, &m->msg, &m->req)
+                         : MPI_ERR_NO_MEM;
+        if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL;
+        if (m->err == MPI_SUCCESS) m->err = rc;
+    }
     if (m->req == MPI_REQUEST_NULL) return;
     MPI_Status st;
     MPI_Errhandler eh = m->comm != MPI_COMM_NULL ? quiet(m->comm) : MPI_ERRHANDLER_NULL;
@@ -343,6 +360,16 @@ static MPI_Count capacity(int n, MPI_Datatype t) {
 /* Copy m into (b, n, t) as a receive of m would; fills *st, frees m, returns the error code. */
 static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_Status *st) {
     int rc = MPI_SUCCESS, tsz = 0;
+    if (m->hold && m->err == MPI_SUCCESS) { /* matched only: MPI receives it, as the user's */
+        MPI_Errhandler eh = quiet(m->comm);
+        rc = PMPI_Mrecv(b, n, t, &m->msg, st);
+        loud(m->comm, eh);
+        m->hold = 0;
+        st->MPI_ERROR = rc;
+        stat.served++;
+        msg_free(m);
+        return rc;
+    }
     MPI_Count ucap = capacity(n, t);
     if (n > 0) PMPI_Type_size(t, &tsz);
     complete(m);
@@ -466,6 +493,14 @@ static int deliver_request(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c
         ac_log("prepost: out of memory serving a receive");
         PMPI_Abort(MPI_COMM_WORLD, 1);
         return MPI_ERR_NO_MEM;
+    }
+    if (m->hold && m->err == MPI_SUCCESS) { /* matched only: MPI's own receive, never waits */
+        free(sv);
+        m->hold = 0;
+        int rc = PMPI_Imrecv(b, n, t, &m->msg, q);
+        stat.served++;
+        msg_free(m);
+        return rc;
     }
     int later = !capture_done(m);
     if (later) { /* keep the datatype valid until delivery */

@@ -21,7 +21,10 @@
  *   outside (every 6th iteration from 5, on a duplicate) rank 0 -> 1: a long message captured
  *          before its MPI_Irecv while its sender waits outside MPI for that MPI_Irecv to return
  *          (which must not wait for the sender), then completed by one of eight wait/test
- *          calls over it and a later short message (see outside()).
+ *          calls over it and a later short message (see outside());
+ *   sync   (every 6th iteration from 2, on a duplicate) rank 0 -> 1: a short MPI_Ssend captured
+ *          while its receiver stays in MPI before receiving: it must not complete before the
+ *          receive is called (see syncsend()).
  * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
  * tag, count, error class, data, and that it is the message MPI's order prescribes) and hashed
  * into a per-rank digest printed at the end. Exit 1 on any failure; SIGALRM after --timeout
@@ -514,6 +517,44 @@ static void outside(MPI_Comm c, int it) {
     free(big);
 }
 
+/* sync (every 6th iteration from 2, on a duplicate, ranks 0 -> 1): a short MPI_Ssend towards a
+ * rank whose stream from 0 is armed and which never sends synchronously on c, and which stays
+ * in MPI (MPI_Test on a null request) for SYNCWAIT s before its receive. The Ssend must not
+ * return before that receive was called (hazard 6; both ranks read the same monotonic clock). */
+#define SYNCWAIT 0.2
+static void syncsend(MPI_Comm c, int it) {
+    int prime[16], b[16];
+    if (rank == 0) {
+        for (int k = 0; k < 4; k++) {
+            fill(prime, 16, 0, 7, 200 + k);
+            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
+        }
+        fill(b, 16, 0, 10, it);
+        MPI_Ssend(b, 16, MPI_INT, 1, 10, c);
+        double back = now(), t1 = 0;
+        MPI_Recv(&t1, 1, MPI_DOUBLE, 1, 11, c, MPI_STATUS_IGNORE);
+        if (back < t1)
+            FAIL("sync it %d: MPI_Ssend returned %.3f s before its receive was called", it,
+                 t1 - back);
+    } else if (rank == 1) {
+        MPI_Status st;
+        for (int k = 0; k < 4; k++) {
+            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
+            check("sync prime", rc, &st, prime, 16, 0, 7, 200 + k, 16);
+        }
+        double t0 = now();
+        while (now() - t0 < SYNCWAIT) {
+            MPI_Request none = MPI_REQUEST_NULL;
+            int flag;
+            MPI_Test(&none, &flag, MPI_STATUS_IGNORE);
+        }
+        double t1 = now();
+        int rc = MPI_Recv(b, 16, MPI_INT, 0, 10, c, &st);
+        check("sync", rc, &st, b, 16, 0, 10, it, 16);
+        MPI_Send(&t1, 1, MPI_DOUBLE, 0, 11, c);
+    }
+}
+
 static void on_alarm(int sig) {
     (void)sig;
     static const char m[] = "prepost_stress: timeout (hang?)\n";
@@ -548,6 +589,7 @@ int main(int argc, char **argv) {
         ring(c, it + 1);
         if (p > 1 && it % 12 == 7) longmsg(c, it); /* before any synchronous send on c */
         if (p > 1 && it % 6 == 5) outside(c, it);  /* on a duplicate (5 % 3 != 0), too */
+        if (p > 1 && it % 6 == 2) syncsend(c, it); /* on a duplicate, too */
         if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
         pair(c, it, dup && it % 4 == 2);
         ring(c, it + 2);
