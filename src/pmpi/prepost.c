@@ -1,8 +1,8 @@
 /*
  * Receive pre-posting (AUTOCOLL_PREPOST=1, off by default): seed 004 (Afsahi 2000) Ch. 6, spec
  * predictors-latency.md §4.4, variant (a) only, with the check-first rule of hazard 5: the library
- * takes a predicted message out of MPI into its own staging buffer before the receive is posted
- * and copies it on the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
+ * takes a predicted message out of MPI's matching (and, when it is long, into its own staging
+ * buffer) before the receive is posted, and hands it to the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
  * one by one and what is not speculated.
  *
  * Prediction (§4.4 step 1, §3). Every user MPI_Recv/MPI_Irecv is interned as the 6-tuple
@@ -15,9 +15,13 @@
  * hooked point-to-point entry of this process (trace_p2p.c calls AC_PP_ENTRY, on any
  * communicator, so also right before a user receive is posted) each armed stream is checked with
  * PMPI_Iprobe(s, MPI_ANY_TAG, c); when a message is there and fits the queue's memory bound, it
- * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c) and received with PMPI_Imrecv into a staging
- * buffer of exactly its size (its count in bytes from the probe's status): no truncation, and no
- * cancellation, because the receive is bound to that one message. ANY_TAG is deliberate: a matched
+ * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c). A long one (over PP_HOLD_MAX bytes) is received
+ * at once with PMPI_Imrecv into a staging buffer of exactly its size (its count in bytes from the
+ * probe's status), which starts its rendezvous transfer: no truncation, and no cancellation,
+ * because the receive is bound to that one message. A short one is only held (its MPI_Message):
+ * receiving an eager message early gains nothing, and a matched probe does not complete a
+ * synchronous send while a receive does (hazard 6; the standard and an experiment with Open
+ * MPI's ob1 in docs/prepost.md), so short synchronous sends keep their semantics. ANY_TAG is deliberate: a matched
  * probe takes the oldest unmatched message from s whatever its tag, so the per-communicator
  * captured-message queue holds, for every source, a prefix of that source's unmatched messages in
  * send order, and every message still unmatched inside MPI is younger than every captured one
@@ -26,16 +30,23 @@
  * to MPI, where nothing speculative can take its message. One message is captured per arming; a
  * receive from s (or a wildcard receive taking the captured message) settles the arming.
  *
- * Delivery. A queued message's PMPI_Imrecv is completed (PMPI_Wait) first; a rendezvous transfer
- * started by the capture runs on while the process is in MPI (PMPI_Iprobe/Improbe drive progress).
- * The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
+ * Delivery. A held message is received by MPI straight into the user's buffer (PMPI_Mrecv, or
+ * PMPI_Imrecv for MPI_Irecv/MPI_Imrecv: MPI's own request). A received one's PMPI_Imrecv is
+ * completed (PMPI_Wait) first; a rendezvous transfer started by the capture runs on while the
+ * process is in MPI (PMPI_Iprobe/Improbe drive progress). The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
  * number of elements that fits; a longer one gives the first whole elements and MPI_ERR_TRUNCATE
  * with the message's count, as MPI does; a partial element goes through a self-message of
  * MPI_PACKED bytes on a private duplicate of MPI_COMM_SELF, so MPI itself decides. Status: source
- * and tag of the captured message, count in bytes, error, not cancelled. MPI_Irecv served from the
- * queue returns a generalized request already complete (MPI_Grequest_start/complete) whose query
- * gives that status, so every completion call, MPI_Request_get_status, MPI_Cancel and
- * MPI_Request_free work unchanged on it.
+ * and tag of the captured message, count in bytes, error, not cancelled. MPI_Irecv (MPI_Imrecv)
+ * served from a received message returns a generalized request whose query gives that status,
+ * and never waits: if the capture's transfer is still running, the request stays incomplete on
+ * the serving list, and the copy and MPI_Grequest_complete happen when the library sees the
+ * capture's request complete: at every hooked entry (AC_PP_ENTRY -> ac_pp_drive, so every test
+ * call and the wrapped MPI_Request_get_status), and in the waits (ac_pp_wait*, called by
+ * trace_p2p.c's wrappers in place of PMPI_Wait*), which wait for the capture's request in the
+ * served request's place: Wait/Waitall wait for it first, Waitany/Waitsome hand MPI a copy of
+ * the array with each served request replaced by its capture's request, so MPI blocks until
+ * anything completes, without spinning or missing a completion.
  *
  * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any kind),
  * persistent receive creation, synchronous send by this process, and never speculates if it is an
@@ -48,8 +59,10 @@
  * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per hooked
  * call: an increment, and one PMPI_Iprobe per armed stream (normally 0-2); per user receive: a
  * queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and prediction;
- * per capture: a second probe (PMPI_Improbe), two mallocs, PMPI_Imrecv, a PMPI_Wait, eight
- * error-handler calls and one copy of the message on delivery. Memory: at most PP_QUEUE_MAX
+ * per short capture: a second probe (PMPI_Improbe), a malloc, eight error-handler calls, no copy;
+ * per long capture: a second probe, two mallocs, PMPI_Imrecv, a PMPI_Wait, eight error-handler
+ * calls and one copy of the message on delivery; per served MPI_Irecv still running: one
+ * PMPI_Request_get_status per hooked entry, an O(n) array copy in Waitany/Waitsome. Memory: at most PP_QUEUE_MAX
  * bytes of captured messages, a per-source record per communicator.
  */
 #include <limits.h>

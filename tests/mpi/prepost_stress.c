@@ -22,7 +22,7 @@
  *          before its MPI_Irecv while its sender waits outside MPI for that MPI_Irecv to return
  *          (which must not wait for the sender), then completed by one of eight wait/test
  *          calls over it and a later short message (see outside());
- *   sync   (every 6th iteration from 2, on a duplicate) rank 0 -> 1: a short MPI_Ssend captured
+ *   sync   (every 12th iteration from 2, on a duplicate) rank 0 -> 1: a short MPI_Ssend captured
  *          while its receiver stays in MPI before receiving: it must not complete before the
  *          receive is called (see syncsend()).
  * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
@@ -517,11 +517,11 @@ static void outside(MPI_Comm c, int it) {
     free(big);
 }
 
-/* sync (every 6th iteration from 2, on a duplicate, ranks 0 -> 1): a short MPI_Ssend towards a
+/* sync (every 12th iteration from 2, on a duplicate, ranks 0 -> 1): a short MPI_Ssend towards a
  * rank whose stream from 0 is armed and which never sends synchronously on c, and which stays
  * in MPI (MPI_Test on a null request) for SYNCWAIT s before its receive. The Ssend must not
  * return before that receive was called (hazard 6; both ranks read the same monotonic clock). */
-#define SYNCWAIT 0.2
+#define SYNCWAIT 0.05
 static void syncsend(MPI_Comm c, int it) {
     int prime[16], b[16];
     if (rank == 0) {
@@ -587,9 +587,9 @@ int main(int argc, char **argv) {
         if (dup) MPI_Comm_dup(MPI_COMM_WORLD, &c);
         ring(c, it);
         ring(c, it + 1);
-        if (p > 1 && it % 12 == 7) longmsg(c, it); /* before any synchronous send on c */
-        if (p > 1 && it % 6 == 5) outside(c, it);  /* on a duplicate (5 % 3 != 0), too */
-        if (p > 1 && it % 6 == 2) syncsend(c, it); /* on a duplicate, too */
+        if (p > 1 && it % 12 == 7) longmsg(c, it);  /* before any synchronous send on c */
+        if (p > 1 && it % 6 == 5) outside(c, it);   /* on a duplicate (5 % 3 != 0), too */
+        if (p > 1 && it % 12 == 2) syncsend(c, it); /* on a duplicate, too */
         if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
         pair(c, it, dup && it % 4 == 2);
         ring(c, it + 2);
