@@ -1,8 +1,8 @@
 /*
  * Receive pre-posting (AUTOCOLL_PREPOST=1, off by default): seed 004 (Afsahi 2000) Ch. 6, spec
  * predictors-latency.md §4.4, variant (a) only, with the check-first rule of hazard 5: the library
- * takes a predicted message out of MPI into its own staging buffer before the receive is posted
- * and copies it on the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
+ * takes a predicted message out of MPI's matching (and, when it is long, into its own staging
+ * buffer) before the receive is posted, and hands it to the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
  * one by one and what is not speculated.
  *
  * Prediction (§4.4 step 1, §3). Every user MPI_Recv/MPI_Irecv is interned as the 6-tuple
@@ -15,9 +15,13 @@
  * hooked point-to-point entry of this process (trace_p2p.c calls AC_PP_ENTRY, on any
  * communicator, so also right before a user receive is posted) each armed stream is checked with
  * PMPI_Iprobe(s, MPI_ANY_TAG, c); when a message is there and fits the queue's memory bound, it
- * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c) and received with PMPI_Imrecv into a staging
- * buffer of exactly its size (its count in bytes from the probe's status): no truncation, and no
- * cancellation, because the receive is bound to that one message. ANY_TAG is deliberate: a matched
+ * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c). A long one (over PP_HOLD_MAX bytes) is received
+ * at once with PMPI_Imrecv into a staging buffer of exactly its size (its count in bytes from the
+ * probe's status), which starts its rendezvous transfer: no truncation, and no cancellation,
+ * because the receive is bound to that one message. A short one is only held (its MPI_Message):
+ * receiving an eager message early gains nothing, and a matched probe does not complete a
+ * synchronous send while a receive does (hazard 6; the standard and an experiment with Open
+ * MPI's ob1 in docs/prepost.md), so short synchronous sends keep their semantics. ANY_TAG is deliberate: a matched
  * probe takes the oldest unmatched message from s whatever its tag, so the per-communicator
  * captured-message queue holds, for every source, a prefix of that source's unmatched messages in
  * send order, and every message still unmatched inside MPI is younger than every captured one
@@ -26,16 +30,23 @@
  * to MPI, where nothing speculative can take its message. One message is captured per arming; a
  * receive from s (or a wildcard receive taking the captured message) settles the arming.
  *
- * Delivery. A queued message's PMPI_Imrecv is completed (PMPI_Wait) first; a rendezvous transfer
- * started by the capture runs on while the process is in MPI (PMPI_Iprobe/Improbe drive progress).
- * The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
+ * Delivery. A held message is received by MPI straight into the user's buffer (PMPI_Mrecv, or
+ * PMPI_Imrecv for MPI_Irecv/MPI_Imrecv: MPI's own request). A received one's PMPI_Imrecv is
+ * completed (PMPI_Wait) first; a rendezvous transfer started by the capture runs on while the
+ * process is in MPI (PMPI_Iprobe/Improbe drive progress). The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
  * number of elements that fits; a longer one gives the first whole elements and MPI_ERR_TRUNCATE
  * with the message's count, as MPI does; a partial element goes through a self-message of
  * MPI_PACKED bytes on a private duplicate of MPI_COMM_SELF, so MPI itself decides. Status: source
- * and tag of the captured message, count in bytes, error, not cancelled. MPI_Irecv served from the
- * queue returns a generalized request already complete (MPI_Grequest_start/complete) whose query
- * gives that status, so every completion call, MPI_Request_get_status, MPI_Cancel and
- * MPI_Request_free work unchanged on it.
+ * and tag of the captured message, count in bytes, error, not cancelled. MPI_Irecv (MPI_Imrecv)
+ * served from a received message returns a generalized request whose query gives that status,
+ * and never waits: if the capture's transfer is still running, the request stays incomplete on
+ * the serving list, and the copy and MPI_Grequest_complete happen when the library sees the
+ * capture's request complete: at every hooked entry (AC_PP_ENTRY -> ac_pp_drive, so every test
+ * call and the wrapped MPI_Request_get_status), and in the waits (ac_pp_wait*, called by
+ * trace_p2p.c's wrappers in place of PMPI_Wait*), which wait for the capture's request in the
+ * served request's place: Wait/Waitall wait for it first, Waitany/Waitsome hand MPI a copy of
+ * the array with each served request replaced by its capture's request, so MPI blocks until
+ * anything completes, without spinning or missing a completion.
  *
  * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any kind),
  * persistent receive creation, synchronous send by this process, and never speculates if it is an
@@ -48,8 +59,10 @@
  * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per hooked
  * call: an increment, and one PMPI_Iprobe per armed stream (normally 0-2); per user receive: a
  * queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and prediction;
- * per capture: a second probe (PMPI_Improbe), two mallocs, PMPI_Imrecv, a PMPI_Wait, eight
- * error-handler calls and one copy of the message on delivery. Memory: at most PP_QUEUE_MAX
+ * per short capture: a second probe (PMPI_Improbe), a malloc, eight error-handler calls, no copy;
+ * per long capture: a second probe, two mallocs, PMPI_Imrecv, a PMPI_Wait, eight error-handler
+ * calls and one copy of the message on delivery; per served MPI_Irecv still running: one
+ * PMPI_Request_get_status per hooked entry, an O(n) array copy in Waitany/Waitsome. Memory: at most PP_QUEUE_MAX
  * bytes of captured messages, a per-source record per communicator.
  */
 #include <limits.h>
@@ -65,7 +78,8 @@ enum {
     PP_QUEUE_MAX = 8 * 1024 * 1024, /* bytes of captured messages held at once (per process) */
     PP_WARM = 8,                    /* armings before the hit ratio gates a stream */
     PP_DECAY = 64,                  /* armings after which both counts are halved */
-    PP_PROBATION = 256              /* skipped chances before a gated stream is tried again */
+    PP_PROBATION = 256,             /* skipped chances before a gated stream is tried again */
+    PP_HOLD_MAX = 4096 /* bytes: a message this short is matched and held, not received early */
 };
 #define PP_THRESHOLD 0.9 /* spec §4.4 hazard 10 default */
 
@@ -87,6 +101,8 @@ typedef struct pp_msg {
     unsigned long seq; /* capture number */
     unsigned long at;  /* ac_pp_calls at its capture */
     MPI_Request req;   /* the capture's PMPI_Imrecv until completed, then MPI_REQUEST_NULL */
+    int hold;          /* short: matched only, msg still to be received (data NULL) */
+    MPI_Message msg;
     char *data;
     MPI_Comm comm; /* where it was received (error handler of a matched receive) */
 } pp_msg;
@@ -123,7 +139,7 @@ static int pp_keyval = MPI_KEYVAL_INVALID;
 static pp_msg *matched;    /* messages handed out by MPI_Mprobe/MPI_Improbe */
 static long long held;     /* bytes of captured messages not yet delivered */
 static unsigned long nseq; /* captures so far */
-static struct { unsigned long long armed, hits, captured, served, early, declined; } stat;
+static struct { unsigned long long armed, hits, captured, served, early, declined, later; } stat;
 
 static uint64_t handle_word(const void *h, size_t n) {
     uint64_t w = 0;
@@ -215,9 +231,10 @@ static pp_msg *capture(pp_comm *pc, int s) {
     if (PMPI_Iprobe(s, MPI_ANY_TAG, pc->comm, &flag, &st) != MPI_SUCCESS || !flag) return NULL;
     PMPI_Get_elements_x(&st, MPI_BYTE, &n);
     pp_msg *m = NULL;
+    int hold = n <= PP_HOLD_MAX;
     if (n >= 0 && n <= INT_MAX && n <= PP_QUEUE_MAX - held) m = calloc(1, sizeof *m);
-    if (m) m->data = malloc(n > 0 ? (size_t)n : 1);
-    if (!m || !m->data) {
+    if (m && !hold) m->data = malloc(n > 0 ? (size_t)n : 1);
+    if (!m || (!hold && !m->data)) {
         if (m) free(m);
         stat.declined++;
         disarm(pc, s);
@@ -231,14 +248,19 @@ static pp_msg *capture(pp_comm *pc, int s) {
     if (rc != MPI_SUCCESS) flag = 0; /* nothing matched */
     MPI_Count n2 = n;
     if (rc == MPI_SUCCESS && flag) PMPI_Get_elements_x(&st, MPI_BYTE, &n2);
-    if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
+    if (rc == MPI_SUCCESS && flag && hold) { /* short: keep it matched in MPI (hazard 6) */
+        m->hold = 1;
+        m->msg = msg;
+        n = n2;
+    } else if (rc == MPI_SUCCESS && flag && n2 != n) { /* defensive: size it to what was matched */
         char *d = n2 >= 0 && n2 <= INT_MAX ? realloc(m->data, n2 > 0 ? (size_t)n2 : 1) : NULL;
         if (d) m->data = d;
         rc = d ? MPI_SUCCESS : MPI_ERR_NO_MEM;
         n = d ? n2 : 0;
     }
     m->req = MPI_REQUEST_NULL;
-    if (rc == MPI_SUCCESS && flag) rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
+    if (rc == MPI_SUCCESS && flag && !hold)
+        rc = PMPI_Imrecv(m->data, (int)n, MPI_PACKED, &msg, &m->req);
     if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL; /* its error reaches the user's receive */
     loud(pc->comm, eh);
     if (!flag) { /* nothing was taken out of MPI (cannot happen single-threaded) */
@@ -270,11 +292,19 @@ void ac_pp_poll(void) {
 
 /* The capture's receive, completed (delivery, shutdown). */
 static void complete(pp_msg *m) {
+    if (m->hold) { /* matched only: receive it into a staging buffer now */
+        m->hold = 0;
+        m->data = malloc(m->nbytes > 0 ? (size_t)m->nbytes : 1);
+        int rc = m->data ? PMPI_Imrecv(m->data, m->nbytes, MPI_PACKED, &m->msg, &m->req)
+                         : MPI_ERR_NO_MEM;
+        if (rc != MPI_SUCCESS) m->req = MPI_REQUEST_NULL;
+        if (m->err == MPI_SUCCESS) m->err = rc;
+    }
     if (m->req == MPI_REQUEST_NULL) return;
     MPI_Status st;
-    MPI_Errhandler eh = quiet(m->comm);
+    MPI_Errhandler eh = m->comm != MPI_COMM_NULL ? quiet(m->comm) : MPI_ERRHANDLER_NULL;
     int rc = PMPI_Wait(&m->req, &st);
-    loud(m->comm, eh);
+    if (m->comm != MPI_COMM_NULL) loud(m->comm, eh);
     if (m->err == MPI_SUCCESS) m->err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : rc;
 }
 
@@ -343,6 +373,16 @@ static MPI_Count capacity(int n, MPI_Datatype t) {
 /* Copy m into (b, n, t) as a receive of m would; fills *st, frees m, returns the error code. */
 static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_Status *st) {
     int rc = MPI_SUCCESS, tsz = 0;
+    if (m->hold && m->err == MPI_SUCCESS) { /* matched only: MPI receives it, as the user's */
+        MPI_Errhandler eh = quiet(m->comm);
+        rc = PMPI_Mrecv(b, n, t, &m->msg, st);
+        loud(m->comm, eh);
+        m->hold = 0;
+        st->MPI_ERROR = rc;
+        stat.served++;
+        msg_free(m);
+        return rc;
+    }
     MPI_Count ucap = capacity(n, t);
     if (n > 0) PMPI_Type_size(t, &tsz);
     complete(m);
@@ -379,9 +419,27 @@ static int deliver(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_St
     msg_free(m);
     return rc;
 }
-/* A served MPI_Irecv / MPI_Imrecv: a generalized request, complete at once. */
+/* A served MPI_Irecv / MPI_Imrecv: a generalized request whose extra state is this record. It is
+ * complete at once when the capture's receive has finished; otherwise it stays on the serving
+ * list, and the copy and MPI_Grequest_complete happen when the library sees the capture's
+ * request complete: at every hooked entry (ac_pp_drive), or in a wait that lists it, which
+ * waits for the capture's request in its place (ac_pp_wait*). MPI_Irecv never waits. */
+typedef struct pp_serve {
+    struct pp_serve *next;
+    MPI_Status st; /* the receive's status, once delivered (query function) */
+    pp_msg *m;     /* the captured message while serving, then NULL */
+    void *b;
+    int n, tdup;    /* tdup: t is our duplicate of a derived datatype */
+    MPI_Datatype t; /* the user's may be freed before completion: named or duplicated */
+    MPI_Request greq;
+    int serving, user_freed; /* on the list; MPI called free_fn before completion */
+} pp_serve;
+
+static pp_serve *serving; /* served requests whose capture is still running */
+int ac_pp_nserve;
+
 static int greq_query(void *state, MPI_Status *st) {
-    MPI_Status *s = state;
+    MPI_Status *s = &((pp_serve *)state)->st;
     MPI_Count n = 0;
     PMPI_Get_elements_x(s, MPI_BYTE, &n);
     st->MPI_SOURCE = s->MPI_SOURCE;
@@ -391,29 +449,221 @@ static int greq_query(void *state, MPI_Status *st) {
     PMPI_Status_set_cancelled(st, 0);
     return s->MPI_ERROR;
 }
+/* MPI may call it at MPI_Request_free, before the request is complete: the record then stays
+ * until its delivery (serve_finish frees it). */
 static int greq_free(void *state) {
-    free(state);
+    pp_serve *sv = state;
+    if (sv->serving)
+        sv->user_freed = 1;
+    else
+        free(sv);
     return MPI_SUCCESS;
 }
 static int greq_cancel(void *state, int complete) {
     (void)state;
-    (void)complete; /* always complete: cancelling a completed receive does nothing */
+    (void)complete; /* the message is matched already: cancelling a matched receive fails */
     return MPI_SUCCESS;
 }
+
+/* The capture's receive of sv has completed (or is completed here, wait = 1): copy the message
+ * into the user's buffer, then complete the generalized request. sv may be gone afterwards. */
+static void serve_finish(pp_serve *sv) {
+    for (pp_serve **pp = &serving; *pp; pp = &(*pp)->next)
+        if (*pp == sv) {
+            *pp = sv->next;
+            ac_pp_nserve--;
+            break;
+        }
+    /* MPI_Unpack's communicator only names the representation: ours, as the user's may be
+     * freed by now */
+    deliver(sv->m, sv->b, sv->n, sv->t, pp_self, &sv->st);
+    sv->m = NULL;
+    if (sv->tdup) PMPI_Type_free(&sv->t);
+    int freed = sv->user_freed;
+    MPI_Request g = sv->greq;
+    sv->serving = 0;
+    PMPI_Grequest_complete(g); /* may call greq_free */
+    if (freed) free(sv);
+}
+
+/* Has the capture's receive of m finished? (does not complete it; no error handler) */
+static int capture_done(const pp_msg *m) {
+    int flag = 1;
+    if (m->req != MPI_REQUEST_NULL) PMPI_Request_get_status(m->req, &flag, MPI_STATUS_IGNORE);
+    return flag;
+}
+
+void ac_pp_drive(void) {
+    for (pp_serve *sv = serving, *nx; sv; sv = nx) {
+        nx = sv->next;
+        if (capture_done(sv->m)) serve_finish(sv);
+    }
+}
+
 static int deliver_request(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_Request *q) {
-    MPI_Status *s = calloc(1, sizeof *s);
-    if (!s) {
+    pp_serve *sv = calloc(1, sizeof *sv);
+    if (!sv) {
         ac_log("prepost: out of memory serving a receive");
         PMPI_Abort(MPI_COMM_WORLD, 1);
         return MPI_ERR_NO_MEM;
     }
-    deliver(m, b, n, t, c, s);
-    int rc = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, s, q);
-    if (rc != MPI_SUCCESS) {
-        free(s);
+    if (m->hold && m->err == MPI_SUCCESS) { /* matched only: MPI's own receive, never waits */
+        free(sv);
+        m->hold = 0;
+        int rc = PMPI_Imrecv(b, n, t, &m->msg, q);
+        stat.served++;
+        msg_free(m);
         return rc;
     }
-    return PMPI_Grequest_complete(*q);
+    int later = !capture_done(m);
+    if (later) { /* keep the datatype valid until delivery */
+        int ni, na, nt, comb = MPI_COMBINER_NAMED;
+        PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb);
+        sv->t = t;
+        if (comb != MPI_COMBINER_NAMED && PMPI_Type_dup(t, &sv->t) == MPI_SUCCESS) sv->tdup = 1;
+        if (comb != MPI_COMBINER_NAMED && !sv->tdup) later = 0; /* cannot keep it: wait now */
+    }
+    if (!later) deliver(m, b, n, t, c, &sv->st);
+    int rc = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, sv, q);
+    if (rc != MPI_SUCCESS) {
+        if (later) deliver(m, b, n, t, c, &sv->st);
+        if (sv->tdup) PMPI_Type_free(&sv->t);
+        free(sv);
+        return rc;
+    }
+    if (!later) return PMPI_Grequest_complete(*q);
+    sv->m = m;
+    sv->b = b;
+    sv->n = n;
+    sv->greq = *q;
+    sv->serving = 1;
+    stat.later++;
+    sv->next = serving;
+    serving = sv;
+    ac_pp_nserve++;
+    return MPI_SUCCESS;
+}
+
+/* The serving record of request r, or NULL. */
+static pp_serve *serve_of(MPI_Request r) {
+    if (r == MPI_REQUEST_NULL) return NULL;
+    for (pp_serve *sv = serving; sv; sv = sv->next)
+        if (HANDLE(sv->greq) == HANDLE(r)) return sv;
+    return NULL;
+}
+
+/* Waits listing served requests: each such request's capture is waited for in its place. */
+int ac_pp_wait(MPI_Request *q, MPI_Status *s) {
+    pp_serve *sv;
+    if (ac_pp_nserve && q && (sv = serve_of(*q))) {
+        complete(sv->m);
+        serve_finish(sv);
+    }
+    return PMPI_Wait(q, s);
+}
+
+int ac_pp_waitall(int n, MPI_Request q[], MPI_Status s[]) {
+    /* every request must complete anyway; MPI progress is global while waiting for one */
+    for (int i = 0; ac_pp_nserve && q && i < n; i++) {
+        pp_serve *sv = serve_of(q[i]);
+        if (sv) {
+            complete(sv->m);
+            serve_finish(sv);
+        }
+    }
+    return PMPI_Waitall(n, q, s);
+}
+
+/* Waitany / Waitsome over an array holding served requests: MPI waits on a copy of the array in
+ * which each such request is replaced by its capture's receive. A completed capture is
+ * delivered and its generalized request completed and waited for (its status); any other
+ * completed request goes back into the caller's array as MPI left it. The served requests are
+ * in sv[], NULL elsewhere. Returns the number replaced (0: the caller's own call is used). */
+static int swap_in(int n, const MPI_Request q[], MPI_Request **tmp, pp_serve ***sv) {
+    int k = 0;
+    *tmp = NULL;
+    *sv = NULL;
+    if (!ac_pp_nserve || !q || n <= 0) return 0;
+    for (int i = 0; i < n && !k; i++)
+        k = serve_of(q[i]) != NULL;
+    if (!k) return 0;
+    *tmp = malloc((size_t)n * sizeof **tmp);
+    *sv = calloc((size_t)n, sizeof **sv);
+    if (!*tmp || !*sv) {
+        free(*tmp);
+        free(*sv);
+        ac_log("prepost: out of memory in a wait");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+        return 0;
+    }
+    k = 0;
+    for (int i = 0; i < n; i++) {
+        (*tmp)[i] = q[i];
+        if (((*sv)[i] = serve_of(q[i]))) (*tmp)[i] = (*sv)[i]->m->req, k++;
+    }
+    return k;
+}
+
+/* The capture of sv completed inside MPI's wait (its request freed there, status st). */
+static int swap_out(pp_serve *sv, MPI_Request *q, int rc, const MPI_Status *st, MPI_Status *s) {
+    sv->m->req = MPI_REQUEST_NULL;
+    if (sv->m->err == MPI_SUCCESS && rc != MPI_SUCCESS)
+        sv->m->err = rc == MPI_ERR_IN_STATUS ? st->MPI_ERROR : rc;
+    serve_finish(sv);
+    return PMPI_Wait(q, s);
+}
+
+int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s) {
+    MPI_Request *tmp;
+    pp_serve **sv;
+    if (!swap_in(n, q, &tmp, &sv)) return PMPI_Waitany(n, q, idx, s);
+    MPI_Status st;
+    int k = MPI_UNDEFINED, rc = PMPI_Waitany(n, tmp, &k, &st);
+    *idx = k;
+    if (k != MPI_UNDEFINED && k >= 0 && k < n) {
+        if (sv[k]) {
+            rc = swap_out(sv[k], &q[k], rc, &st, s);
+        } else {
+            q[k] = tmp[k];
+            if (s != MPI_STATUS_IGNORE) *s = st;
+        }
+    }
+    free(tmp);
+    free(sv);
+    return rc;
+}
+
+int ac_pp_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]) {
+    MPI_Request *tmp;
+    pp_serve **sv;
+    if (!swap_in(n, q, &tmp, &sv)) return PMPI_Waitsome(n, q, out, idx, s);
+    MPI_Status *st = malloc((size_t)n * sizeof *st);
+    if (!st) {
+        free(tmp);
+        free(sv);
+        ac_log("prepost: out of memory in a wait");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = PMPI_Waitsome(n, tmp, out, idx, st), inst = rc == MPI_ERR_IN_STATUS, any = 0;
+    for (int j = 0; *out != MPI_UNDEFINED && j < *out; j++) {
+        int k = idx[j];
+        if (!sv[k]) { /* MPI's own request, done as MPI left it */
+            q[k] = tmp[k];
+            if (!inst) st[j].MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
+        st[j].MPI_ERROR = swap_out(sv[k], &q[k], inst ? st[j].MPI_ERROR : rc, &st[j], &st[j]);
+        any |= st[j].MPI_ERROR != MPI_SUCCESS;
+    }
+    if (any && (rc == MPI_SUCCESS || inst)) rc = MPI_ERR_IN_STATUS; /* per-status errors */
+    if (s != MPI_STATUSES_IGNORE)
+        for (int j = 0; *out != MPI_UNDEFINED && j < *out; j++)
+            s[j] = st[j];
+    free(st);
+    free(tmp);
+    free(sv);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- prediction */
@@ -477,12 +727,19 @@ static void comm_drop(pp_comm *pc) {
         if (HANDLE(m->comm) == HANDLE(pc->comm)) complete(m);
         pp = &m->next;
     }
+    /* served receives still running finish later without c (MPI keeps their requests) */
+    for (pp_serve *sv = serving; sv; sv = sv->next)
+        if (HANDLE(sv->m->comm) == HANDLE(pc->comm)) sv->m->comm = MPI_COMM_NULL;
     free(pc->arm);
     free(pc->src);
     free(pc);
 }
 
 static void shutdown_all(void) {
+    while (serving) { /* served receives never waited for: finished as MPI would */
+        complete(serving->m);
+        serve_finish(serving);
+    }
     while (comms) {
         pp_comm *pc = comms;
         comms = pc->next;
@@ -495,8 +752,10 @@ static void shutdown_all(void) {
     }
     if (ac_g.set.verbose >= 1)
         ac_log("prepost: %llu armed, %llu hits, %llu captured, %llu served from the queue (%llu "
-               "captured before the receiving call), %llu left in MPI (queue bound)",
-               stat.armed, stat.hits, stat.captured, stat.served, stat.early, stat.declined);
+               "captured before the receiving call), %llu left in MPI (queue bound), %llu "
+               "non-blocking receives served before their capture finished",
+               stat.armed, stat.hits, stat.captured, stat.served, stat.early, stat.declined,
+               stat.later);
     ac_pred_free(pred);
     pred = NULL;
     ac_intern_free(&ids);
@@ -749,6 +1008,13 @@ AC_EXPORT int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_R
         return deliver_request(m, b, n, t, m->comm, q);
     }
     return PMPI_Imrecv(b, n, t, msg, q);
+}
+
+/* Not a point-to-point entry of trace_p2p.c, but a loop over it must see a served receive
+ * complete (ac_pp_drive, through AC_PP_ENTRY). */
+AC_EXPORT int MPI_Request_get_status(MPI_Request q, int *flag, MPI_Status *st) {
+    AC_PP_ENTRY();
+    return PMPI_Request_get_status(q, flag, st);
 }
 
 /* Persistent receives are MPI's own requests and cannot be served from the queue: the

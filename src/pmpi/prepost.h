@@ -19,14 +19,26 @@ extern unsigned long ac_pp_calls;
 extern int ac_pp_narmed;
 /* Check-first capture on every armed stream (PMPI_Iprobe, then PMPI_Improbe + PMPI_Imrecv). */
 void ac_pp_poll(void);
+/* Served MPI_Irecv/MPI_Imrecv requests whose capture is still running, and the check that
+ * completes those whose capture has finished (copy, then MPI_Grequest_complete). */
+extern int ac_pp_nserve;
+void ac_pp_drive(void);
 /* At every hooked point-to-point entry, before anything is posted to MPI. */
 #define AC_PP_ENTRY()                                                                              \
     do {                                                                                           \
         if (AC_PP_ON()) {                                                                          \
             ac_pp_calls++;                                                                         \
+            if (ac_pp_nserve) ac_pp_drive();                                                       \
             if (ac_pp_narmed) ac_pp_poll();                                                        \
         }                                                                                          \
     } while (0)
+/* The waits of trace_p2p.c call these in place of their PMPI_ call when pre-posting is not off:
+ * a served request still running is waited for through its capture's receive. The tests need
+ * nothing more than AC_PP_ENTRY. */
+int ac_pp_wait(MPI_Request *q, MPI_Status *s);
+int ac_pp_waitall(int n, MPI_Request q[], MPI_Status s[]);
+int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s);
+int ac_pp_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]);
 
 int ac_pp_recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st);
 int ac_pp_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);

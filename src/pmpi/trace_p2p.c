@@ -55,8 +55,8 @@
  *
  * Receive pre-posting (AUTOCOLL_PREPOST=1, docs/prepost.md) hooks in here: when it is not off
  * (AC_PP_ON, one more load and branch), every wrapper's first on() runs its check-first capture
- * (AC_PP_ENTRY), the receives, probes and Sendrecv(_replace) call their prepost.c counterpart
- * instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it first.
+ * (AC_PP_ENTRY), the receives, probes, Sendrecv(_replace) and waits call their prepost.c
+ * counterpart instead of the PMPI_ call, synchronous sends and MPI_Comm_free tell it first.
  *
  * Persistent receives: a start takes a serial number (inst) like an MPI_Irecv, and the wait or
  * test that completes it adds its AC_TK_RECV_DONE record (same serial); the request stays valid.
@@ -749,12 +749,12 @@ static MPI_Status *statuses(int n, MPI_Status *s, MPI_Status *stack, MPI_Status 
 }
 
 AC_EXPORT int MPI_Wait(MPI_Request *q, MPI_Status *s) {
-    if (!on()) return PMPI_Wait(q, s);
+    if (!on()) return PP(ac_pp_wait(q, s), PMPI_Wait(q, s));
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
     cstat_t c = {.one = s};
     int err;
-    TRACE_DONE(err, AC_TK_WAIT, 1, q, 1, PMPI_Wait(q, s), s, &c);
+    TRACE_DONE(err, AC_TK_WAIT, 1, q, 1, PP(ac_pp_wait(q, s), PMPI_Wait(q, s)), s, &c);
     return err;
 }
 AC_EXPORT int MPI_Test(MPI_Request *q, int *f, MPI_Status *s) {
@@ -767,12 +767,13 @@ AC_EXPORT int MPI_Test(MPI_Request *q, int *f, MPI_Status *s) {
     return err;
 }
 AC_EXPORT int MPI_Waitany(int n, MPI_Request q[], int *i, MPI_Status *s) {
-    if (!on()) return PMPI_Waitany(n, q, i, s);
+    if (!on()) return PP(ac_pp_waitany(n, q, i, s), PMPI_Waitany(n, q, i, s));
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
     cstat_t c = {.one = s, .index = i};
     int err;
-    TRACE_DONE(err, AC_TK_WAITANY, n, q, 1, PMPI_Waitany(n, q, i, s), s, &c);
+    TRACE_DONE(err, AC_TK_WAITANY, n, q, 1, PP(ac_pp_waitany(n, q, i, s), PMPI_Waitany(n, q, i, s)),
+               s, &c);
     return err;
 }
 AC_EXPORT int MPI_Testany(int n, MPI_Request q[], int *i, int *f, MPI_Status *s) {
@@ -785,12 +786,13 @@ AC_EXPORT int MPI_Testany(int n, MPI_Request q[], int *i, int *f, MPI_Status *s)
     return err;
 }
 AC_EXPORT int MPI_Waitall(int n, MPI_Request q[], MPI_Status s[]) {
-    if (!on()) return PMPI_Waitall(n, q, s);
+    if (!on()) return PP(ac_pp_waitall(n, q, s), PMPI_Waitall(n, q, s));
     MPI_Status stack[NSTACK], *heap;
     s = statuses(n, s, stack, &heap);
     cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s};
     int err;
-    TRACE_DONE(err, AC_TK_WAITALL, n, q, 1, PMPI_Waitall(n, q, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_WAITALL, n, q, 1, PP(ac_pp_waitall(n, q, s), PMPI_Waitall(n, q, s)), NULL,
+               &c);
     free(heap);
     return err;
 }
@@ -805,12 +807,13 @@ AC_EXPORT int MPI_Testall(int n, MPI_Request q[], int *f, MPI_Status s[]) {
     return err;
 }
 AC_EXPORT int MPI_Waitsome(int n, MPI_Request q[], int *o, int idx[], MPI_Status s[]) {
-    if (!on()) return PMPI_Waitsome(n, q, o, idx, s);
+    if (!on()) return PP(ac_pp_waitsome(n, q, o, idx, s), PMPI_Waitsome(n, q, o, idx, s));
     MPI_Status stack[NSTACK], *heap;
     s = statuses(n, s, stack, &heap);
     cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s, .outcount = o, .indices = idx};
     int err;
-    TRACE_DONE(err, AC_TK_WAITSOME, n, q, 1, PMPI_Waitsome(n, q, o, idx, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_WAITSOME, n, q, 1,
+               PP(ac_pp_waitsome(n, q, o, idx, s), PMPI_Waitsome(n, q, o, idx, s)), NULL, &c);
     free(heap);
     return err;
 }

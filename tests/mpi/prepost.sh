@@ -5,7 +5,9 @@
 # per-rank digests; the runs with pre-posting must arm, capture and hit (AUTOCOLL_VERBOSE=1
 # summary), so the test cannot pass by never speculating. Each run has a time limit (no hang).
 # Odd p run without Open MPI's single-copy mechanism (long messages then take several progress
-# steps, so a captured message's receive can still be running when it is delivered).
+# steps, so a captured message's receive can still be running when it is delivered, and an
+# MPI_Irecv served from it must return before it finishes: the program's 'outside' case, whose
+# sender waits outside MPI).
 # usage: prepost.sh PREPOST_STRESS MPIEXEC [mpiexec flags...]
 set -u
 prog=$1 mpiexec=$2
@@ -40,6 +42,14 @@ for np in 2 3 4 5 6 7 8; do
     [ "$armed" -gt 0 ] && [ "$hits" -gt 0 ] && [ "$served" -gt 0 ] && [ "$early" -gt 0 ] &&
         ok "p=$np: $armed armed, $hits hits, $capt captured, $served served from the queue ($early captured before the receiving call)" ||
         bad "p=$np: pre-posting not exercised ($armed armed, $hits hits, $served served, $early early)"
+    # odd p (no single-copy): some MPI_Irecv must have been served while its capture still ran
+    # (it returned a request that completed later, as the 'outside' case needs)
+    later=$(sed -n 's/.*, \([0-9]*\) non-blocking receives served before their capture finished.*/\1/p' \
+        "$tmp/err1" | awk '{a+=$1} END {print a+0}')
+    if [ $((np % 2)) -eq 1 ]; then
+        [ "$later" -gt 0 ] && ok "p=$np: $later non-blocking receives served before their capture finished" ||
+            bad "p=$np: no non-blocking receive served before its capture finished"
+    fi
 done
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]

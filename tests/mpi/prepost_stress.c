@@ -17,18 +17,28 @@
  *          barrier, so it is there before its receive (Recv or Irecv+Wait, buffer large enough),
  *          right after the ring has made "left" the predicted source, before the mixed traffic's
  *          synchronous sends stop speculation on c. It must arrive whole: a
- *          speculative receive sized from earlier receives would truncate it.
+ *          speculative receive sized from earlier receives would truncate it;
+ *   outside (every 6th iteration from 5, on a duplicate) rank 0 -> 1: a long message captured
+ *          before its MPI_Irecv while its sender waits outside MPI for that MPI_Irecv to return
+ *          (which must not wait for the sender), then completed by one of eight wait/test
+ *          calls over it and a later short message (see outside());
+ *   sync   (every 12th iteration from 2, on a duplicate) rank 0 -> 1: a short MPI_Ssend captured
+ *          while its receiver stays in MPI before receiving: it must not complete before the
+ *          receive is called (see syncsend()).
  * Each message carries its sender, tag and sequence numbers; every receive is checked (source,
  * tag, count, error class, data, and that it is the message MPI's order prescribes) and hashed
  * into a per-rank digest printed at the end. Exit 1 on any failure; SIGALRM after --timeout
  * seconds aborts (no hang).
  */
+#define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { NMIX = 4, BIGLEN = 2000, MAXLEN = 10000, RINGLEN = 64, PAIRLEN = 32 };
@@ -357,6 +367,194 @@ static void longmsg(MPI_Comm c, int it) {
     free(rb);
 }
 
+/* A flag between processes that MPI does not see: a file (its path is made from rank 0's pid). */
+static char flagdir[256];
+static void flag_path(char *path, size_t n, int it) {
+    snprintf(path, n, "%s/ac_prepost_outside.%d", flagdir, it);
+}
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum { OUTLEN = 65536 + 13, OUTWAIT = 2 }; /* 256 KiB + 52 B (rendezvous); seconds */
+
+/* outside (every 6th iteration from 5, on a duplicate, ranks 0 -> 1): a long message that the
+ * receiver's capture matches before its MPI_Irecv, whose sender then waits OUTSIDE MPI (on a
+ * file) until the receiver has returned from that MPI_Irecv, at most OUTWAIT s. MPI_Irecv is a
+ * local call: it must return at once, long before the sender makes progress again (checked:
+ * under OUTWAIT / 4). Then a short message, tag 9, and the receiver completes both receives with
+ * one of eight calls: Wait, Waitany and Waitsome over both, Test, Request_get_status, Waitall,
+ * Testany, Testsome, so that each wait or test sees the served request still incomplete. */
+static void outside(MPI_Comm c, int it) {
+    int prime[16], small[8], *big = malloc((size_t)OUTLEN * sizeof *big);
+    char path[300];
+    flag_path(path, sizeof path, it);
+    if (!big) {
+        FAIL("outside: out of memory");
+        return;
+    }
+    if (rank == 0) {
+        /* four short messages make 0 the predicted source of rank 1's next receive on c */
+        for (int k = 0; k < 4; k++) {
+            fill(prime, 16, 0, 7, 100 + k);
+            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
+        }
+        MPI_Request q;
+        fill(big, OUTLEN, 0, 7, it);
+        MPI_Isend(big, OUTLEN, MPI_INT, 1, 7, c, &q);
+        MPI_Send(NULL, 0, MPI_INT, 1, 8, MPI_COMM_WORLD); /* behind the long message's header */
+        double t0 = now();
+        while (access(path, F_OK) != 0 && now() - t0 < OUTWAIT) {
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        fill(small, 8, 0, 9, it);
+        MPI_Send(small, 8, MPI_INT, 1, 9, c);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Status st, sts[2];
+        for (int k = 0; k < 4; k++) {
+            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
+            check("outside prime", rc, &st, prime, 16, 0, 7, 100 + k, 16);
+        }
+        MPI_Recv(NULL, 0, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Request q[2];
+        double t0 = now();
+        MPI_Irecv(big, OUTLEN, MPI_INT, 0, 7, c, &q[0]);
+        double dt = now() - t0;
+        FILE *f = fopen(path, "w");
+        if (f) fclose(f);
+        if (dt > OUTWAIT / 4.0)
+            FAIL("outside it %d: MPI_Irecv took %.3f s (it waited for the sender)", it, dt);
+        MPI_Irecv(small, 8, MPI_INT, 0, 9, c, &q[1]);
+        int rc[2] = {MPI_SUCCESS, MPI_SUCCESS}, done[2] = {0, 0}, i, o, idx[2], flag, mode;
+        mode = (it / 6) % 8;
+        while (!done[0] || !done[1]) {
+            switch (mode) {
+            case 0: /* Wait, the long one first */
+                i = done[0];
+                rc[i] = MPI_Wait(&q[i], &sts[i]);
+                done[i] = 1;
+                break;
+            case 1:
+                rc[0] = MPI_Waitany(2, q, &i, &st);
+                if (i == MPI_UNDEFINED || done[i]) {
+                    FAIL("outside it %d: Waitany index %d", it, i);
+                    done[0] = done[1] = 1;
+                    break;
+                }
+                rc[i] = rc[0], sts[i] = st, done[i] = 1;
+                break;
+            case 2: {
+                MPI_Status s2[2];
+                int e = MPI_Waitsome(2, q, &o, idx, s2);
+                if (o == MPI_UNDEFINED || o < 1) {
+                    FAIL("outside it %d: Waitsome outcount %d", it, o);
+                    done[0] = done[1] = 1;
+                    break;
+                }
+                for (int k = 0; k < o; k++) {
+                    i = idx[k];
+                    rc[i] = e == MPI_ERR_IN_STATUS ? s2[k].MPI_ERROR : e;
+                    sts[i] = s2[k], done[i] = 1;
+                }
+                break;
+            }
+            case 3: /* Test each */
+                for (i = 0; i < 2; i++)
+                    if (!done[i]) {
+                        rc[i] = MPI_Test(&q[i], &flag, &sts[i]);
+                        done[i] = flag;
+                    }
+                break;
+            case 4: /* Request_get_status until complete, then Wait */
+                for (i = 0; i < 2; i++) {
+                    do
+                        MPI_Request_get_status(q[i], &flag, &st);
+                    while (!flag);
+                    rc[i] = MPI_Wait(&q[i], &sts[i]);
+                    done[i] = 1;
+                }
+                break;
+            case 5:
+                rc[0] = MPI_Waitall(2, q, sts);
+                if (rc[0] == MPI_ERR_IN_STATUS)
+                    rc[0] = sts[0].MPI_ERROR, rc[1] = sts[1].MPI_ERROR;
+                else
+                    rc[1] = rc[0];
+                done[0] = done[1] = 1;
+                break;
+            case 6:
+                rc[0] = MPI_Testany(2, q, &i, &flag, &st);
+                if (flag && (i == MPI_UNDEFINED || done[i])) {
+                    FAIL("outside it %d: Testany index %d", it, i);
+                    done[0] = done[1] = 1;
+                    break;
+                }
+                if (flag) rc[i] = rc[0], sts[i] = st, done[i] = 1;
+                break;
+            default: {
+                MPI_Status s2[2];
+                int e = MPI_Testsome(2, q, &o, idx, s2);
+                for (int k = 0; o != MPI_UNDEFINED && k < o; k++) {
+                    i = idx[k];
+                    rc[i] = e == MPI_ERR_IN_STATUS ? s2[k].MPI_ERROR : e;
+                    sts[i] = s2[k], done[i] = 1;
+                }
+                break;
+            }
+            }
+        }
+        char what[64];
+        snprintf(what, sizeof what, "outside it %d mode %d long", it, mode);
+        check(what, rc[0], &sts[0], big, OUTLEN, 0, 7, it, OUTLEN);
+        snprintf(what, sizeof what, "outside it %d mode %d short", it, mode);
+        check(what, rc[1], &sts[1], small, 8, 0, 9, it, 8);
+        unlink(path);
+    }
+    free(big);
+}
+
+/* sync (every 12th iteration from 2, on a duplicate, ranks 0 -> 1): a short MPI_Ssend towards a
+ * rank whose stream from 0 is armed and which never sends synchronously on c, and which stays
+ * in MPI (MPI_Test on a null request) for SYNCWAIT s before its receive. The Ssend must not
+ * return before that receive was called (hazard 6; both ranks read the same monotonic clock). */
+#define SYNCWAIT 0.05
+static void syncsend(MPI_Comm c, int it) {
+    int prime[16], b[16];
+    if (rank == 0) {
+        for (int k = 0; k < 4; k++) {
+            fill(prime, 16, 0, 7, 200 + k);
+            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
+        }
+        fill(b, 16, 0, 10, it);
+        MPI_Ssend(b, 16, MPI_INT, 1, 10, c);
+        double back = now(), t1 = 0;
+        MPI_Recv(&t1, 1, MPI_DOUBLE, 1, 11, c, MPI_STATUS_IGNORE);
+        if (back < t1)
+            FAIL("sync it %d: MPI_Ssend returned %.3f s before its receive was called", it,
+                 t1 - back);
+    } else if (rank == 1) {
+        MPI_Status st;
+        for (int k = 0; k < 4; k++) {
+            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
+            check("sync prime", rc, &st, prime, 16, 0, 7, 200 + k, 16);
+        }
+        double t0 = now();
+        while (now() - t0 < SYNCWAIT) {
+            MPI_Request none = MPI_REQUEST_NULL;
+            int flag;
+            MPI_Test(&none, &flag, MPI_STATUS_IGNORE);
+        }
+        double t1 = now();
+        int rc = MPI_Recv(b, 16, MPI_INT, 0, 10, c, &st);
+        check("sync", rc, &st, b, 16, 0, 10, it, 16);
+        MPI_Send(&t1, 1, MPI_DOUBLE, 0, 11, c);
+    }
+}
+
 static void on_alarm(int sig) {
     (void)sig;
     static const char m[] = "prepost_stress: timeout (hang?)\n";
@@ -377,13 +575,21 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    const char *td = getenv("TMPDIR");
+    snprintf(flagdir, sizeof flagdir, "%s/%d", td && *td ? td : "/tmp", pid);
+    if (rank == 0) mkdir(flagdir, 0700);
+    MPI_Barrier(MPI_COMM_WORLD);
     for (int it = 0; it < iters; it++) {
         MPI_Comm c = MPI_COMM_WORLD;
         int dup = it % 3 != 0;
         if (dup) MPI_Comm_dup(MPI_COMM_WORLD, &c);
         ring(c, it);
         ring(c, it + 1);
-        if (p > 1 && it % 12 == 7) longmsg(c, it); /* before any synchronous send on c */
+        if (p > 1 && it % 12 == 7) longmsg(c, it);  /* before any synchronous send on c */
+        if (p > 1 && it % 6 == 5) outside(c, it);   /* on a duplicate (5 % 3 != 0), too */
+        if (p > 1 && it % 12 == 2) syncsend(c, it); /* on a duplicate, too */
         if (p > 1) mixed(c, it, dup ? it % 2 == 0 : it >= iters / 2);
         pair(c, it, dup && it % 4 == 2);
         ring(c, it + 2);
@@ -399,6 +605,7 @@ int main(int argc, char **argv) {
             printf("digest rank %d %016llx\n", r, all[r]);
         printf("failures %d\n", f);
     }
+    if (rank == 0) rmdir(flagdir);
     MPI_Finalize();
     return f ? 1 : 0;
 }
