@@ -48,10 +48,20 @@ program p2p
 #elif defined(BIND_MPI)
   use mpi
 #endif
+  use, intrinsic :: iso_c_binding, only: c_int
   implicit none
 #if defined(BIND_MPIFH)
   include 'mpif.h'
 #endif
+  ! Each polling loop waits 100 us per turn: on a loaded machine a peer may be off the CPU for
+  ! milliseconds, and every poll is a trace record (the default ring must hold them all).
+  interface
+    integer(c_int) function c_usleep(us) bind(C, name='usleep')
+      import :: c_int
+      integer(c_int), value :: us
+    end function c_usleep
+  end interface
+  integer(c_int) :: slept
   integer :: ierr, me, p, right, left, i, k, cnt, idx, outc, ndone, nfail, tot, nres
   integer :: x, y, a2(2), b2(2), a3(3), b3(3), a4(4), b4(4), ind(4), res(200)
   logical :: flag
@@ -142,12 +152,14 @@ program p2p
   call MPI_Barrier(comm, ierr)
   flag = .false.
   do while (.not. flag)
+    slept = c_usleep(100_c_int)
     call MPI_Iprobe(left, 7, comm, flag, st, ierr)
   end do
   call chk(SRC(st) == left .and. TAG(st) == 7, 'iprobe status')
   call MPI_Recv(y, 1, MPI_INTEGER, left, 7, comm, MPI_STATUS_IGNORE, ierr)
   flag = .false.
   do while (.not. flag)
+    slept = c_usleep(100_c_int)
     call MPI_Test(q(1), flag, MPI_STATUS_IGNORE, ierr)
   end do
   call ok_err('iprobe/test')
@@ -182,6 +194,7 @@ program p2p
   call MPI_Start(pq(2), ierr)
   ndone = 0
   do while (ndone < 2)
+    slept = c_usleep(100_c_int)
     call MPI_Testsome(2, pq, outc, ind, sts, ierr)
     call ok_err('persistent testsome')
     call chk(outc /= MPI_UNDEFINED, 'persistent testsome outcount')
@@ -213,6 +226,7 @@ program p2p
   if (idx == 2) call chk(SRC(st) == right .and. TAG(st) == 10, 'waitany status')
   ndone = 1
   do while (ndone < 4)
+    slept = c_usleep(100_c_int)
     call MPI_Waitsome(4, q, outc, ind, sts, ierr)
     call ok_err('waitsome')
     call chk(outc /= MPI_UNDEFINED, 'waitsome outcount')
@@ -237,6 +251,7 @@ program p2p
   call MPI_Barrier(comm, ierr) ! every Irecv posted: the polling loops below stay short
   ndone = 0
   do while (ndone < 2)
+    slept = c_usleep(100_c_int)
     call MPI_Testany(2, q, idx, flag, st, ierr)
     call ok_err('testany')
     if (.not. flag) cycle
@@ -252,6 +267,7 @@ program p2p
   call MPI_Barrier(comm, ierr)
   ndone = 0
   do while (ndone < 2)
+    slept = c_usleep(100_c_int)
     call MPI_Testsome(2, q, outc, ind, sts, ierr)
     call ok_err('testsome')
     call chk(outc /= MPI_UNDEFINED, 'testsome outcount')
@@ -282,6 +298,7 @@ program p2p
   call MPI_Barrier(comm, ierr)
   flag = .false.
   do while (.not. flag)
+    slept = c_usleep(100_c_int)
     call MPI_Improbe(left, 14, comm, flag, msg, st, ierr)
   end do
   call ok_err('improbe')
@@ -291,6 +308,7 @@ program p2p
   call chk(msg == MPI_MESSAGE_NULL, 'imrecv message')
   flag = .false.
   do while (.not. flag)
+    slept = c_usleep(100_c_int)
     call MPI_Testall(2, q, flag, sts, ierr)
   end do
   call ok_err('testall')
