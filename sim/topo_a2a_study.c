@@ -19,8 +19,10 @@
  *              the same messages without the schedule;
  *   <inst>     a forced autocoll instance (topo_aapc schemes, topology-unaware alltoalls) and
  *              mpi (SMPI's selector): the mean over ITER calls of the maximum over ranks.
- * Environment: TOPO_STUDY_INST=A,B,... measures only the listed instances (names as above, by
- * prefix); TOPO_STUDY_QUICK=1 skips the phase-by-phase runs (packet-level models are slow).
+ * Environment: TOPO_STUDY_INST=A,B,... measures only the listed instances, in that order (PAIRED,
+ * mpi, or any alltoall instance of the registry with its parameters, e.g. pair_mpib or
+ * linear_bounded:n=1); TOPO_STUDY_QUICK=1 skips the phase-by-phase runs (packet-level models are
+ * slow).
  * Every forced instance is checked once against PMPI_Alltoall (exit status 1 when one differs).
  * Cost of the study: O(L) barriers and O(#instances x ITER) alltoalls per size.
  */
@@ -173,10 +175,26 @@ int main(int argc, char **argv) {
             out("PAIRED", n, maxall(MPI_Wtime() - t0));
             free(rq);
         }
-        for (int i = 0; i < NI; i++) {
-            int mpi = !strcmp(inst[i], "mpi");
-            if ((!strcmp(inst[i], "pair") && (p & (p - 1))) || !wanted(inst[i])) continue;
-            if (!mpi) autocoll_force(coll, inst[i]);
+        /* the instances: TOPO_STUDY_INST's list when set, else inst[] */
+        const char *names[64];
+        char list[1024];
+        int nn = 0;
+        const char *l = getenv("TOPO_STUDY_INST");
+        if (l && *l) {
+            snprintf(list, sizeof list, "%s", l);
+            for (char *q = strtok(list, ","); q && nn < 64; q = strtok(NULL, ","))
+                if (strcmp(q, "PAIRED")) names[nn++] = q;
+        } else
+            for (int i = 0; i < NI; i++)
+                names[nn++] = inst[i];
+        for (int i = 0; i < nn; i++) {
+            int mpi = !strcmp(names[i], "mpi");
+            if (!strncmp(names[i], "pair", 4) && (p & (p - 1))) continue;
+            if (!mpi && autocoll_force(coll, names[i]) != 0) {
+                if (me == 0) fprintf(stderr, "topo_a2a_study: no alltoall instance %s\n", names[i]);
+                bad++;
+                continue;
+            }
             memset(rb, 0, tot);
             if (mpi)
                 PMPI_Alltoall(sb, (int)n, MPI_BYTE, rb, (int)n, MPI_BYTE, MPI_COMM_WORLD);
@@ -184,8 +202,9 @@ int main(int argc, char **argv) {
                 MPI_Alltoall(sb, (int)n, MPI_BYTE, rb, (int)n, MPI_BYTE, MPI_COMM_WORLD);
             char got[128] = "";
             autocoll_last_choice(MPI_COMM_WORLD, coll, got, sizeof got);
-            if (memcmp(rb, x, tot) || (!mpi && strncmp(got, inst[i], strlen(inst[i])))) {
-                fprintf(stderr, "rank %d: %s n=%zu differs or not run (%s)\n", me, inst[i], n, got);
+            if (memcmp(rb, x, tot) || (!mpi && strncmp(got, names[i], strlen(names[i])))) {
+                fprintf(stderr, "rank %d: %s n=%zu differs or not run (%s)\n", me, names[i], n,
+                        got);
                 bad++;
             }
             double acc = 0;
@@ -199,7 +218,7 @@ int main(int argc, char **argv) {
                 acc += maxall(MPI_Wtime() - t0);
             }
             autocoll_force(coll, NULL);
-            out(inst[i], n, acc / iters);
+            out(names[i], n, acc / iters);
         }
         free(sb), free(rb), free(x);
     }
