@@ -142,6 +142,7 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
             t = &rt;
         } else {
             t = ac_grid_tree_for(g, kind, a->root, (double)m, &ver);
+            if (kind == AC_GRID_KIND_ADAPTIVE) ac_grid_log_choice(g, a->root, (double)m, t);
         }
         if (!t) {
             err = MPI_ERR_NO_MEM;

@@ -77,6 +77,9 @@ void ac_grid_advise(ac_grid_comm_t *g, int root, double m, double now);
  * (AUTOCOLL_PROBE_EARLY=1). */
 void ac_grid_edge_seen(ac_grid_comm_t *g, int root, int child, double bytes, double secs);
 
+/* Root only, AUTOCOLL_VERBOSE=2: log the tree of this call with its model cost and G2's. */
+void ac_grid_log_choice(ac_grid_comm_t *g, int root, double m, const ac_grid_tree_t *t);
+
 /* The transport of spec section 11 for kinds adaptive and greedy. */
 int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind);
 

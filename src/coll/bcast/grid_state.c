@@ -54,11 +54,13 @@
  * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include "grid_bcast.h"
+#include "grid_relay.h"
 
 static void slot_free(ac_grid_slot_t *s) {
     if (s->valid) ac_grid_tree_free(&s->t);
@@ -443,6 +445,30 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
     return g2_for(g, root);
 }
 
+/* AUTOCOLL_VERBOSE=2: the tree a call runs, its model cost and G2's at the call's size, and
+ * its edges between clusters (parent>child), so that the model can be set against the
+ * measured time of the call. */
+void ac_grid_log_choice(ac_grid_comm_t *g, int root, double m, const ac_grid_tree_t *t) {
+    if (ac_g.set.verbose < 2 || !g->version || !t) return;
+    const ac_grid_tree_t *g2 = g2_for(g, root);
+    if (!g->ev) g->ev = ac_grid_eval_new(g->p);
+    if (!g2 || !g->ev) return;
+    ac_grid_model_t M;
+    model_for(g, m, &M);
+    double c_g2 = ac_grid_cost(g->ev, &M, g2->parent);
+    double c_t = ac_grid_cost(g->ev, &M, t->parent);
+    char buf[1024];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int v = 0; v < g->p && len + 16 < sizeof buf; v++) {
+        int u = t->parent[v];
+        if (u >= 0 && g->cluster[u] != g->cluster[v])
+            len += (size_t)snprintf(buf + len, sizeof buf - len, " %d>%d", u, v);
+    }
+    ac_log("grid_adaptive: call %ld root %d, %.0f B: model %.6f s, G2 %.6f s; edges%s\n", g->calls,
+           root, m, c_t, c_g2, buf);
+}
+
 /* ------------------------------------------------------------------ advisor */
 
 /* Process CPU time from getrusage: SMPI replaces clock_gettime by the simulated clock. */
@@ -543,8 +569,26 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     const ac_grid_tree_t *g2 = g2_for(g, root);
     if (!par || !e || !se || !g2) goto fn_exit;
     double c_new = ac_grid_clustered_sa(se, root, bud, par);
-    double c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
-    double c_g2 = ac_grid_cost(e, &M, g2->parent);
+    /* Relay step on the search result (grid_relay.c), then every candidate costed with the
+     * sites' links shared: the same as the plain model for the G2 family. */
+    double c_old, c_g2;
+    ac_grid_shared_t *sh = ac_grid_shared_new(&M, g->site);
+    if (sh) {
+        double c0 = c_new;
+        long ne = 0;
+        c_new = ac_grid_relay_refine(sh, g->cluster, AC_GRID_RELAY_PASSES, AC_GRID_RELAY_GAIN, par,
+                                     &ne);
+        c_old = s->valid && s->t.root == root ? ac_grid_shared_cost(sh, s->t.parent) : INFINITY;
+        c_g2 = ac_grid_shared_cost(sh, g2->parent);
+        if (ac_g.set.verbose >= 2)
+            ac_log(
+                "grid_adaptive: root %d bucket %d: relay step %.6g -> %.6g s (%ld evaluations)\n",
+                root, b, c0, c_new, ne);
+        ac_grid_shared_free(sh);
+    } else {
+        c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
+        c_g2 = ac_grid_cost(e, &M, g2->parent);
+    }
     /* The cheaper of new and stored only when it beats G2 on the current matrices, else G2
      * (the margin of AUTOCOLL_GRID_MARGIN is applied per call, in ac_grid_tree_for). */
     int pick = ac_grid_safe_choice(c_new, c_old, c_g2, 0);
