@@ -102,6 +102,30 @@ static void test_relay_refine(void **state) {
     ac_grid_shared_free(s);
 }
 
+/* Hedge: the unloaded instance costed with lambda = 0.1 x its cost on the loaded one (node
+ * 3's uplink at 2 B/s). Flat tree: 2.1 + 0.1 x 6.1 = 2.71. With 2 (or 3) under 1: 2.1 + 0.1 x
+ * 5.1 = 2.61, below 0.98 x 2.71 = 2.6558, so the step takes it (unhedged it keeps the flat
+ * tree: test_relay_refine). Removing the hedge gives back the plain shared cost. */
+static void test_relay_hedge(void **state) {
+    (void)state;
+    inst4_t I, W;
+    inst4(&I, 10);
+    inst4(&W, 2);
+    ac_grid_shared_t *s = ac_grid_shared_new(&I.M, site4), *h = ac_grid_shared_new(&W.M, site4);
+    assert_non_null(s);
+    assert_non_null(h);
+    ac_grid_shared_hedge(s, h, 0.1);
+    int par[4] = {-1, 0, 0, 0};
+    assert_true(fabs(ac_grid_shared_cost(s, par) - 2.71) < 1e-12);
+    double c = ac_grid_relay_refine(s, clus4, 8, 0.02, par, NULL);
+    assert_true(fabs(c - 2.61) < 1e-12);
+    assert_true((par[2] == 1 && par[3] == 0) || (par[2] == 0 && par[3] == 1));
+    ac_grid_shared_hedge(s, NULL, 0);
+    assert_true(fabs(ac_grid_shared_cost(s, par) - 2.1) < 1e-12);
+    ac_grid_shared_free(s);
+    ac_grid_shared_free(h);
+}
+
 /* The step keeps a spanning tree rooted at the root on a larger instance: 3 sites of 2
  * clusters of 4 nodes, random bandwidths, from a chain through the clusters. */
 static void test_relay_tree(void **state) {
@@ -141,6 +165,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shared_cost),
         cmocka_unit_test(test_relay_refine),
+        cmocka_unit_test(test_relay_hedge),
         cmocka_unit_test(test_relay_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,8 +31,10 @@
  *
  * Relay step: greedy local search over the entries of clusters. For each edge u->v that enters
  * v's cluster, every node w outside v's cluster and outside v's subtree is tried as v's parent
- * (the cluster stays entered by one edge; its entry and its inner tree are kept); the move
- * that lowers the shared cost most is made, up to `passes` moves. The result replaces the
+ * (the cluster stays entered by one edge; its entry and its inner tree are kept), and every
+ * child f of v in another cluster is tried in v's place (f under u, v under f: which cluster
+ * of a site is entered first); the move that lowers the shared cost most is made, up to
+ * `passes` moves. The result replaces the
  * starting tree only when it is cheaper by more than the fraction `gain`, so that a tree the
  * charge judges within the model's error of the starting one is not taken.
  */
@@ -54,7 +56,14 @@ struct ac_grid_shared {
     double *rin;              /* n x ns: fastest edge of x into site t */
     int *mod;                 /* n: children whose incoming bandwidth was changed */
     ac_grid_eval_t *ev;
+    ac_grid_shared_t *hedge; /* not owned */
+    double lambda;
 };
+
+void ac_grid_shared_hedge(ac_grid_shared_t *s, ac_grid_shared_t *h, double lambda) {
+    s->hedge = h != s ? h : NULL;
+    s->lambda = lambda;
+}
 
 void ac_grid_shared_free(ac_grid_shared_t *s) {
     if (!s) return;
@@ -133,7 +142,9 @@ static double charged(const ac_grid_shared_t *s, int x, int y) {
     return b;
 }
 
-double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent) {
+/* Senders and rate sums of the tree's edges across sites; the children of those edges go to
+ * s->mod. Returns their number. */
+static int tally(ac_grid_shared_t *s, const int *parent) {
     int n = s->n, ns = s->ns;
     for (int a = 0; a < ns; a++) {
         s->sum_out[a] = s->sum_in[a] = 0;
@@ -149,13 +160,13 @@ double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent) {
         if (b > *ri) *ri = b;
         s->mod[nmod++] = y;
     }
-    /* senders and rate sums (each sender once per site it leaves or enters) */
+    /* each sender once per site it leaves or enters */
     for (int i = 0; i < nmod; i++) {
         int y = s->mod[i], x = parent[y], a = s->site[x], t = s->site[y];
         if (s->rout[x] > 0) {
             s->sum_out[a] += s->rout[x];
             s->k_out[a]++;
-            s->rout[x] = -s->rout[x]; /* counted: negative until the reset below */
+            s->rout[x] = -s->rout[x]; /* counted: negative until the pass below */
         }
         double *ri = &s->rin[(size_t)x * ns + t];
         if (*ri > 0) {
@@ -170,8 +181,24 @@ double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent) {
         double *ri = &s->rin[(size_t)x * ns + s->site[y]];
         *ri = fabs(*ri);
     }
+    return nmod;
+}
+
+/* Restore the workspace after tally (and the charged bandwidths). */
+static void untally(ac_grid_shared_t *s, const int *parent, int nmod) {
+    int n = s->n;
+    for (int i = 0; i < nmod; i++) {
+        int y = s->mod[i], x = parent[y];
+        s->Bw[(size_t)x * n + y] = s->B0[(size_t)x * n + y];
+        s->rout[x] = 0;
+        s->rin[(size_t)x * s->ns + s->site[y]] = 0;
+    }
+}
+
+double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent) {
+    int n = s->n, nmod = tally(s, parent);
     int charge = 0;
-    for (int a = 0; a < ns; a++)
+    for (int a = 0; a < s->ns; a++)
         charge |= s->k_out[a] >= 2 || s->k_in[a] >= 2;
     if (charge)
         for (int i = 0; i < nmod; i++) {
@@ -179,13 +206,19 @@ double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent) {
             s->Bw[(size_t)x * n + y] = charged(s, x, y);
         }
     double c = ac_grid_cost(s->ev, &s->M, parent);
-    for (int i = 0; i < nmod; i++) { /* restore the workspace */
-        int y = s->mod[i], x = parent[y];
-        s->Bw[(size_t)x * n + y] = s->B0[(size_t)x * n + y];
-        s->rout[x] = 0;
-        s->rin[(size_t)x * ns + s->site[y]] = 0;
-    }
+    untally(s, parent, nmod);
+    if (s->hedge && s->lambda > 0) c += s->lambda * ac_grid_shared_cost(s->hedge, parent);
     return c;
+}
+
+double ac_grid_shared_bw(ac_grid_shared_t *s, const int *parent, int y) {
+    int n = s->n, x = parent[y];
+    if (x < 0) return 0;
+    if (s->site[x] == s->site[y]) return s->B0[(size_t)x * n + y];
+    int nmod = tally(s, parent);
+    double b = charged(s, x, y);
+    untally(s, parent, nmod);
+    return b;
 }
 
 /* 1 when w lies in the subtree of v (walk up from w). */
@@ -227,8 +260,35 @@ double ac_grid_relay_refine(ac_grid_shared_t *s, const int *cluster, int passes,
                 }
             }
         }
-        if (bv < 0) break;
-        work[bv] = bw;
+        /* rotation: a cluster entry v (parent u) and a child f of v in another cluster trade
+         * places, f under u and v under f (the cluster entered first changes) */
+        int rv = -1, rf = -1;
+        for (int v = 0; v < n; v++) {
+            int u = work[v];
+            if (u < 0 || cluster[u] == cluster[v]) continue;
+            for (int f = 0; f < n; f++) {
+                if (work[f] != v || cluster[f] == cluster[v]) continue;
+                work[f] = u;
+                work[v] = f;
+                double c = ac_grid_shared_cost(s, work);
+                ne++;
+                work[v] = u;
+                work[f] = v;
+                if (c < best) {
+                    best = c;
+                    rv = v;
+                    rf = f;
+                }
+            }
+        }
+        if (rv >= 0) {
+            work[rf] = work[rv];
+            work[rv] = rf;
+        } else if (bv >= 0) {
+            work[bv] = bw;
+        } else {
+            break;
+        }
         cur = best;
     }
     if (cur < (1.0 - gain) * c0)

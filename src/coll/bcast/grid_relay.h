@@ -10,6 +10,8 @@
 /* grid_adaptive's relay step: at most 8 moves, taken when 2 % cheaper in the shared cost. */
 #define AC_GRID_RELAY_PASSES 8
 #define AC_GRID_RELAY_GAIN 0.02
+/* Weight of the hedge: the cost on the lowest bandwidths ever measured. */
+#define AC_GRID_HEDGE 0.1
 
 /* Workspace of the shared-link cost for one model and one site labelling (not owned). */
 typedef struct ac_grid_shared ac_grid_shared_t;
@@ -26,9 +28,19 @@ void ac_grid_shared_free(ac_grid_shared_t *s);
  * G2 family) cost exactly ac_grid_cost. parent must be a valid tree. */
 double ac_grid_shared_cost(ac_grid_shared_t *s, const int *parent);
 
+/* Hedge (may be NULL to remove): ac_grid_shared_cost(s, .) then returns its own cost plus
+ * lambda x ac_grid_shared_cost(h, .), h a workspace on other bandwidths of the same nodes and
+ * sites (grid_adaptive: the lowest bandwidth each edge ever had in a sweep). Not owned. */
+void ac_grid_shared_hedge(ac_grid_shared_t *s, ac_grid_shared_t *h, double lambda);
+
+/* Bandwidth of the edge parent[y] -> y in the tree `parent` after the charge above (the
+ * model's bandwidth when the edge stays in one site or nothing is charged); 0 at the root. */
+double ac_grid_shared_bw(ac_grid_shared_t *s, const int *parent, int y);
+
 /* Relay step: for each edge u->v entering a cluster (cluster[u] != cluster[v]), try as v's
- * parent every node w outside v's cluster and v's subtree; take the move that lowers the
- * shared cost most, repeat (at most `passes` moves). parent is changed only when the final
+ * parent every node w outside v's cluster and v's subtree, and each child f of v in another
+ * cluster in v's place (f under u, v under f); take the move that lowers the shared cost
+ * most, repeat (at most `passes` moves). parent is changed only when the final
  * shared cost is below (1 - gain) x the starting one. Returns the shared cost of the tree in
  * parent; *evals (may be NULL) receives the number of evaluations made. */
 double ac_grid_relay_refine(ac_grid_shared_t *s, const int *cluster, int passes, double gain,
