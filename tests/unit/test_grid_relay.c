@@ -126,6 +126,26 @@ static void test_relay_hedge(void **state) {
     ac_grid_shared_free(h);
 }
 
+/* Rotation: 3 nodes, 0 (the root) alone in site 0, clusters {1} and {2} in site 1; o = L = 0,
+ * m = 10; 0 -> 1 at 1 B/s, 0 -> 2, 1 -> 2 and 2 -> 1 at 10 B/s. The tree 0 -> 1 -> 2 costs
+ * 10 + 1 = 11; moving 2 under 0 costs max(10, 10 + 1) = 11 as well (no reparent move helps),
+ * while 2 entering the site first (0 -> 2 -> 1) costs 1 + 1 = 2. */
+static void test_relay_rotate(void **state) {
+    (void)state;
+    double o[3] = {0}, L[9] = {0}, B[9] = {1, 1, 10, 10, 1, 10, 10, 10, 1};
+    const int site[3] = {0, 1, 1}, clus[3] = {0, 1, 2};
+    ac_grid_model_t M = {3, 10, o, L, B};
+    ac_grid_shared_t *s = ac_grid_shared_new(&M, site);
+    assert_non_null(s);
+    int par[3] = {-1, 0, 1};
+    assert_true(fabs(ac_grid_shared_cost(s, par) - 11) < 1e-12);
+    double c = ac_grid_relay_refine(s, clus, 8, 0.02, par, NULL);
+    assert_true(fabs(c - 2) < 1e-12);
+    assert_int_equal(par[1], 2);
+    assert_int_equal(par[2], 0);
+    ac_grid_shared_free(s);
+}
+
 /* The step keeps a spanning tree rooted at the root on a larger instance: 3 sites of 2
  * clusters of 4 nodes, random bandwidths, from a chain through the clusters. */
 static void test_relay_tree(void **state) {
@@ -163,9 +183,8 @@ static void test_relay_tree(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shared_cost),
-        cmocka_unit_test(test_relay_refine),
-        cmocka_unit_test(test_relay_hedge),
+        cmocka_unit_test(test_shared_cost), cmocka_unit_test(test_relay_refine),
+        cmocka_unit_test(test_relay_hedge), cmocka_unit_test(test_relay_rotate),
         cmocka_unit_test(test_relay_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,14 @@
  * departs from the model by more than AUTOCOLL_PROBE_CHANGE, the next broadcast carries the
  * sweep flag (ac_grid_edge_seen), the same decision point as a periodic sweep, so the load
  * is re-measured one call after the root saw it instead of up to AUTOCOLL_PROBE_PERIOD later.
+ * The other senders' reports of their edges into other clusters (bcast_grid_adaptive.c) are
+ * checked the same way, with the bandwidth charged for shared site links as the upper bound
+ * (grid_relay.h); an edge, the root's own included, calls a sweep only when its bandwidth also
+ * moved since it was last seen (edge_moved), so a lasting mismatch of the model calls one
+ * sweep and not one per call.
+ * Relay step and hedge (grid_relay.c): after clusteredSA the root runs the relay step from
+ * the search result, the stored tree and the G2 tree, and compares every candidate on the
+ * cost with shared site links plus 0.1 x that cost on the lowest bandwidths ever published.
  *
  * Advisor (spec 10.2): it runs at the root inside the broadcast, after the root's sends are
  * done, so no thread and no MPI call is involved. It records (time, bytes), predicts the next
