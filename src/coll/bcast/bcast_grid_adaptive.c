@@ -19,7 +19,13 @@
  *   header. Flag bit 0 asks every rank to join a measurement sweep after the data (grid_state.c).
  *   Above the packing limit the root times each of its own blocking sends (they end at
  *   delivery) and a departure from the model calls a sweep at its next broadcast
- *   (AUTOCOLL_PROBE_EARLY, grid_state.c). After its sends the root runs the advisor step.
+ *   (AUTOCOLL_PROBE_EARLY, grid_state.c). Flag bit 1 (same condition) asks every other node
+ *   that sends into another cluster to time those sends and report them, (child, seconds)
+ *   pairs, to the root right after the last of them, with the call's token tag; the root
+ *   posts the receives after its own sends and completes and checks them at the start of its
+ *   next grid broadcast (ac_grid_reports_finish), so the call never waits for them (waiting
+ *   cost 2.5 % of G2's time on grid64: the last report arrived after the last leaf). After
+ *   its sends the root runs the advisor step.
  * Cost: the model of spec section 5 on the measured matrices,
  *   cost(T) = max_v R(v), R(c_j) = R(v) + sum_{i<=j} (o[v] + (m + h_i)/B[v][c_i]) + L[v][c_j],
  *   h_i = 16 + 8 x |subtree(c_i)| header bytes (<= 528 B at p = 64; 16 + 8p above the packing
@@ -34,7 +40,7 @@
 #include <string.h>
 #include "grid_bcast.h"
 
-enum { HDR = 4, MAGIC = 0x47420000, F_PROBE = 1 };
+enum { HDR = 4, MAGIC = 0x47420000, F_PROBE = 1, F_REPORT = 2 };
 
 /* A random tree (test aid AUTOCOLL_GRID_RANDOM_TREES): children in rank order. */
 static int random_tree(ac_grid_comm_t *g, int root, ac_grid_tree_t *t) {
@@ -65,7 +71,8 @@ static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t f
     int err = MPI_SUCCESS, p = a->size, tag = AC_TAG(a);
     int *cr = malloc((size_t)p * sizeof *cr), *cf = malloc((size_t)p * sizeof *cf);
     int *cl = malloc((size_t)p * sizeof *cl);
-    if (!cr || !cf || !cl) {
+    double *rep = malloc((size_t)(2 * p) * sizeof *rep);
+    if (!cr || !cf || !cl || !rep) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
     }
@@ -74,6 +81,12 @@ static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t f
         err = MPI_ERR_INTERN;
         goto fn_exit;
     }
+    /* F_REPORT (above the packing limit): a sender other than the root times its sends into
+     * other clusters and reports them to the root right after the last of them. */
+    int lastx = -1, nx = 0;
+    if ((flags & F_REPORT) && g && a->rank != a->root)
+        for (int c = 0; c < k; c++)
+            if (g->cluster[cr[c]] != g->cluster[a->rank]) lastx = c;
     for (int c = 0; c < k; c++) {
         size_t hl = (size_t)(HDR + 2 * cl[c]) * sizeof(int32_t);
         /* packed: the header right before the payload; else at buf, sent with the payload in
@@ -90,11 +103,19 @@ static int forward(const ac_args_t *a, const int32_t *pre, int npairs, int32_t f
         /* the root's own edges: a blocking send of a large message ends at delivery */
         if (a->rank == a->root && !packed && g)
             ac_grid_edge_seen(g, a->root, cr[c], (double)(m + off_pay), PMPI_Wtime() - t0);
+        if (lastx >= 0 && g->cluster[cr[c]] != g->cluster[a->rank]) {
+            rep[2 * nx] = (double)cr[c];
+            rep[2 * nx + 1] = PMPI_Wtime() - t0;
+            nx++;
+            if (c == lastx)
+                AC_CHECK(PMPI_Send(rep, 2 * nx, MPI_DOUBLE, a->root, AC_TAG_SYNC(a), a->comm));
+        }
     }
 fn_exit:
     free(cr);
     free(cf);
     free(cl);
+    free(rep);
     return err;
 }
 
@@ -114,6 +135,7 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     int have_rt = 0;
     int32_t flags = 0, version = 0;
     int npairs;
+    const ac_grid_tree_t *tree = NULL; /* the root's tree */
     if (!buf || !pre) {
         err = MPI_ERR_NO_MEM;
         goto fn_exit;
@@ -129,6 +151,8 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
         AC_CHECK(PMPI_Type_create_struct(2, bl, disp, ty, &ht));
         AC_CHECK(PMPI_Type_commit(&ht));
     }
+    /* the reports of this rank's last broadcast as root: a departure calls a sweep now */
+    AC_CHECK(ac_grid_reports_finish(g));
     double now = PMPI_Wtime();
     if (me == a->root) {
         const ac_grid_tree_t *t;
@@ -142,6 +166,7 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
             t = &rt;
         } else {
             t = ac_grid_tree_for(g, kind, a->root, (double)m, &ver);
+            if (kind == AC_GRID_KIND_ADAPTIVE) ac_grid_log_choice(g, a->root, (double)m, t);
         }
         if (!t) {
             err = MPI_ERR_NO_MEM;
@@ -149,6 +174,12 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
         }
         if (!g->version || now - g->probe_time >= ac_g.set.probe_period || g->probe_due)
             flags |= F_PROBE;
+        /* the other senders' reports: only where a send ends at delivery, only for the tree
+         * search's own trees (not the test aid of random trees) */
+        if (kind == AC_GRID_KIND_ADAPTIVE && !packed && g->version && ac_g.set.probe_early &&
+            !ac_g.set.grid_random)
+            flags |= F_REPORT;
+        tree = t;
         version = (int32_t)ver;
         npairs = ac_grid_pre_encode(t, a->root, pre);
         if (packed) memcpy(buf + off_pay, a->rbuf, m);
@@ -180,6 +211,8 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     }
     AC_CHECK(forward(a, pre, npairs, flags, version, buf, off_pay, m, packed, ht,
                      kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random ? g : NULL));
+    if (me == a->root && (flags & F_REPORT) && tree)
+        AC_CHECK(ac_grid_reports_post(g, a, tree, (double)(m + off_pay)));
     if (flags & F_PROBE) AC_CHECK(ac_grid_probe(g, a));
     if (me == a->root && kind == AC_GRID_KIND_ADAPTIVE && !ac_g.set.grid_random)
         ac_grid_advise(g, a->root, (double)m, now);

@@ -48,6 +48,21 @@ typedef struct ac_grid_comm {
     int probe_due;
     long early;
     ac_grid_eval_t *ev; /* evaluator of the per-call safe choice (AUTOCOLL_GRID_MARGIN) */
+    /* Edge reports (AUTOCOLL_PROBE_EARLY, root): last bandwidth seen on each edge u -> v,
+     * bytes / (time - o - L), p x p, 0 where never seen; reports received; sweeps they called. */
+    double *seen_bw;
+    /* Lowest bandwidth each node pair had in any published matrices (p x p, root): the hedge
+     * of the relay step (grid_relay.h, AC_GRID_HEDGE). */
+    double *Bmin;
+    long reports, report_early;
+    /* Reports of the root's last broadcast, received in the background and checked at the
+     * next grid broadcast on this communicator (or when the state goes): pend_n requests
+     * from pend_who[i], 2 pend_cnt[i] doubles at pend_rec + pend_off[i]; the tree's parent
+     * array and the message bytes of that call. */
+    int pend_n;
+    MPI_Request *pend_rq;
+    int *pend_who, *pend_off, *pend_cnt, *pend_parent;
+    double *pend_rec, pend_bytes;
 } ac_grid_comm_t;
 
 /* The state of ctx, made on first use and kept in ctx->grid (freed with the context: when the
@@ -76,6 +91,27 @@ void ac_grid_advise(ac_grid_comm_t *g, int root, double m, double now);
  * more than AUTOCOLL_PROBE_CHANGE, a sweep is made due at the next broadcast
  * (AUTOCOLL_PROBE_EARLY=1). */
 void ac_grid_edge_seen(ac_grid_comm_t *g, int root, int child, double bytes, double secs);
+
+/* Root only, AUTOCOLL_VERBOSE=2: log the tree of this call with its model cost and G2's. */
+void ac_grid_log_choice(ac_grid_comm_t *g, int root, double m, const ac_grid_tree_t *t);
+
+/* Root only: the other senders' reports of one call, edges u[i] -> v[i] of tree t that took
+ * secs[i] for `bytes` (above the packing limit, so each send ended at delivery). A sweep is
+ * made due at the next broadcast (AUTOCOLL_PROBE_EARLY=1) when an edge departs by more than
+ * AUTOCOLL_PROBE_CHANGE both from the model (below its time with the plain bandwidth, above it
+ * with the bandwidth charged for shared site links, grid_relay.h) and from the bandwidth
+ * seen on the same edge before (if it was seen), so that a lasting mismatch of the model
+ * calls no sweep after the first. */
+void ac_grid_reports_seen(ac_grid_comm_t *g, const int *parent, int ne, const int *u, const int *v,
+                          const double *secs, double bytes);
+
+/* Root, after its sends: post the receives of the reports of every other node of tree t that
+ * sends into another cluster (they are checked by ac_grid_reports_finish). */
+int ac_grid_reports_post(ac_grid_comm_t *g, const ac_args_t *a, const ac_grid_tree_t *t,
+                         double bytes);
+/* Complete and check the reports posted at an earlier broadcast (no-op when none). The
+ * reporters sent them during that broadcast, so the wait cannot block on a later call. */
+int ac_grid_reports_finish(ac_grid_comm_t *g);
 
 /* The transport of spec section 11 for kinds adaptive and greedy. */
 int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind);

@@ -36,6 +36,14 @@
  * departs from the model by more than AUTOCOLL_PROBE_CHANGE, the next broadcast carries the
  * sweep flag (ac_grid_edge_seen), the same decision point as a periodic sweep, so the load
  * is re-measured one call after the root saw it instead of up to AUTOCOLL_PROBE_PERIOD later.
+ * The other senders' reports of their edges into other clusters (bcast_grid_adaptive.c) are
+ * checked the same way, with the bandwidth charged for shared site links as the upper bound
+ * (grid_relay.h); an edge, the root's own included, calls a sweep only when its bandwidth also
+ * moved since it was last seen (edge_moved), so a lasting mismatch of the model calls one
+ * sweep and not one per call.
+ * Relay step and hedge (grid_relay.c): after clusteredSA the root runs the relay step from
+ * the search result, the stored tree and the G2 tree, and compares every candidate on the
+ * cost with shared site links plus 0.1 x that cost on the lowest bandwidths ever published.
  *
  * Advisor (spec 10.2): it runs at the root inside the broadcast, after the root's sends are
  * done, so no thread and no MPI call is involved. It records (time, bytes), predicts the next
@@ -54,26 +62,35 @@
  * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include "grid_bcast.h"
+#include "grid_relay.h"
 
 static void slot_free(ac_grid_slot_t *s) {
     if (s->valid) ac_grid_tree_free(&s->t);
     memset(s, 0, sizeof *s);
 }
 
+static void pend_free(ac_grid_comm_t *g);
+
 static void comm_free(void *state) {
     ac_grid_comm_t *g = state;
     if (!g) return;
+    /* reports still pending: their senders sent them during that broadcast */
+    if (g->pend_n) PMPI_Waitall(g->pend_n, g->pend_rq, MPI_STATUSES_IGNORE);
+    pend_free(g);
     /* The advisor's account, at the rank that ran it (AUTOCOLL_VERBOSE=1). */
     if (ac_g.set.verbose >= 1 && (g->adv_runs || g->probes))
         ac_log("grid: %ld broadcasts, %ld sweeps, %ld searches, advisor CPU %.6f s (%.6f s per "
-               "broadcast), %ld sweeps called early\n",
+               "broadcast), %ld sweeps called early (%ld by reports of other senders, %ld "
+               "edges reported)\n",
                g->calls, g->probes, g->adv_runs, g->adv_cpu,
-               g->calls ? g->adv_cpu / (double)g->calls : 0.0, g->early);
+               g->calls ? g->adv_cpu / (double)g->calls : 0.0, g->early, g->report_early,
+               g->reports);
     if (ac_g.set.verbose >= 1 && ac_g.set.grid_tree_dir[0] && g->adv_runs)
         ac_log("grid: trees in %s: %ld written, %ld read, %ld refused\n", ac_g.set.grid_tree_dir,
                g->trees_written, g->trees_read, g->trees_refused);
@@ -89,6 +106,8 @@ static void comm_free(void *state) {
     free(g->o);
     if (g->g2_root >= 0) ac_grid_tree_free(&g->g2);
     ac_grid_eval_free(g->ev);
+    free(g->seen_bw);
+    free(g->Bmin);
     for (int k = 0; k < AC_GRID_NKIND; k++)
         for (int b = 0; b < AC_GRID_NB; b++)
             slot_free(&g->slot[k][b]);
@@ -301,7 +320,15 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
         }
         /* New matrices (a new version, so the advisor searches again) only when a pair was
          * re-measured: an incremental sweep that found nothing changed keeps every tree. */
-        if (remeasured > 0 || !g->version) g->version++;
+        if (remeasured > 0 || !g->version) {
+            g->version++;
+            size_t pp = (size_t)p * (size_t)p;
+            if (!g->Bmin && (g->Bmin = malloc(pp * sizeof(double))) != NULL)
+                memcpy(g->Bmin, g->B, pp * sizeof(double));
+            else if (g->Bmin)
+                for (size_t k = 0; k < pp; k++)
+                    if (g->B[k] < g->Bmin[k]) g->Bmin[k] = g->B[k];
+        }
         g->probes++;
         if (ac_g.set.verbose >= 1)
             ac_log("grid: sweep %ld at broadcast %ld took %.6f s (%s, %ld of %ld pairs measured, "
@@ -320,14 +347,32 @@ fn_exit:
     return err;
 }
 
+/* Last bandwidth seen on edge x -> y (bytes / (secs - o - L)); returns 1 when the edge was
+ * never seen or the bandwidth moved by more than AUTOCOLL_PROBE_CHANGE since, and records it.
+ * 1 as well when the memory cannot be allocated. */
+static int edge_moved(ac_grid_comm_t *g, int x, int y, double bytes, double secs) {
+    size_t p = (size_t)g->p, xy = (size_t)x * p + (size_t)y;
+    if (!g->seen_bw) g->seen_bw = calloc(p * p, sizeof(double));
+    if (!g->seen_bw) return 1;
+    double lo = g->o[x] + g->L[xy];
+    double b_obs = bytes / (secs > lo ? secs - lo : secs);
+    double prev = g->seen_bw[xy];
+    g->seen_bw[xy] = b_obs;
+    return !(prev > 0) || fabs(b_obs - prev) > ac_g.set.probe_change * prev;
+}
+
 void ac_grid_edge_seen(ac_grid_comm_t *g, int root, int child, double bytes, double secs) {
-    if (!g->version || g->probe_due || !ac_g.set.probe_early) return;
+    if (!g->version || !ac_g.set.probe_early) return;
+    /* a lasting departure (a load the sweep measured but the model does not describe, e.g.
+     * links shared inside the tree) calls one sweep, not one per call */
+    int moved = edge_moved(g, root, child, bytes, secs);
+    if (g->probe_due) return;
     size_t rc = (size_t)root * (size_t)g->p + (size_t)child;
     double pred = g->o[root] + g->L[rc] + bytes / g->B[rc];
     if (ac_g.set.verbose >= 2)
         ac_log("grid_adaptive: root %d -> %d: %.0f B in %.6f s, model %.6f s\n", root, child, bytes,
                secs, pred);
-    if (!(pred > 0) || fabs(secs - pred) <= ac_g.set.probe_change * pred) return;
+    if (!(pred > 0) || fabs(secs - pred) <= ac_g.set.probe_change * pred || !moved) return;
     g->probe_due = 1;
     g->early++;
 }
@@ -381,6 +426,113 @@ static int slot_put(ac_grid_comm_t *g, ac_grid_slot_t *s, const ac_grid_model_t 
     s->version = g->version;
     ac_grid_eval_free(e);
     return 0;
+}
+
+void ac_grid_reports_seen(ac_grid_comm_t *g, const int *parent, int ne, const int *u, const int *v,
+                          const double *secs, double bytes) {
+    int p = g->p;
+    g->reports += ne;
+    if (!g->version || !ac_g.set.probe_early || ne <= 0) return;
+    ac_grid_model_t M;
+    model_for(g, bytes, &M);
+    ac_grid_shared_t *sh = ac_grid_shared_new(&M, g->site);
+    if (!sh) goto fn_exit;
+    double thr = ac_g.set.probe_change;
+    for (int i = 0; i < ne; i++) {
+        int x = u[i], y = v[i];
+        if (x < 0 || x >= p || y < 0 || y >= p || parent[y] != x || !(secs[i] > 0)) continue;
+        size_t xy = (size_t)x * (size_t)p + (size_t)y;
+        double lo = g->o[x] + g->L[xy];
+        double pred = lo + bytes / g->B[xy];
+        double pred_sh = lo + bytes / ac_grid_shared_bw(sh, parent, y);
+        int off = secs[i] > (1 + thr) * pred_sh || secs[i] < (1 - thr) * pred;
+        int changed = edge_moved(g, x, y, bytes, secs[i]);
+        if (ac_g.set.verbose >= 2)
+            ac_log("grid_adaptive: report %d -> %d: %.0f B in %.6f s, model %.6f s (shared %.6f "
+                   "s)%s\n",
+                   x, y, bytes, secs[i], pred, pred_sh, changed ? ", moved" : "");
+        if (off && changed && !g->probe_due) {
+            g->probe_due = 1;
+            g->early++;
+            g->report_early++;
+        }
+    }
+fn_exit:
+    ac_grid_shared_free(sh);
+}
+
+static void pend_free(ac_grid_comm_t *g) {
+    free(g->pend_rq);
+    free(g->pend_who);
+    free(g->pend_off);
+    free(g->pend_cnt);
+    free(g->pend_parent);
+    free(g->pend_rec);
+    g->pend_rq = NULL;
+    g->pend_who = g->pend_off = g->pend_cnt = g->pend_parent = NULL;
+    g->pend_rec = NULL;
+    g->pend_n = 0;
+}
+
+int ac_grid_reports_post(ac_grid_comm_t *g, const ac_args_t *a, const ac_grid_tree_t *t,
+                         double bytes) {
+    int err = MPI_SUCCESS, p = g->p, nr = 0, tot = 0;
+    if (g->pend_n) AC_CHECK(ac_grid_reports_finish(g));
+    g->pend_rq = malloc((size_t)p * sizeof *g->pend_rq);
+    g->pend_who = malloc((size_t)p * sizeof(int));
+    g->pend_off = malloc((size_t)p * sizeof(int));
+    g->pend_cnt = malloc((size_t)p * sizeof(int));
+    g->pend_parent = malloc((size_t)p * sizeof(int));
+    g->pend_rec = malloc((size_t)(2 * p) * sizeof(double));
+    if (!g->pend_rq || !g->pend_who || !g->pend_off || !g->pend_cnt || !g->pend_parent ||
+        !g->pend_rec) {
+        pend_free(g);
+        return MPI_ERR_NO_MEM;
+    }
+    for (int u = 0; u < p; u++) {
+        if (u == a->root) continue;
+        int c = 0;
+        for (int j = t->first[u]; j < t->first[u + 1]; j++)
+            c += g->cluster[t->child[j]] != g->cluster[u];
+        if (!c) continue;
+        g->pend_who[nr] = u;
+        g->pend_off[nr] = tot;
+        g->pend_cnt[nr] = c;
+        tot += 2 * c;
+        nr++;
+    }
+    memcpy(g->pend_parent, t->parent, (size_t)p * sizeof(int));
+    g->pend_bytes = bytes;
+    for (int i = 0; i < nr; i++) {
+        AC_CHECK(PMPI_Irecv(g->pend_rec + g->pend_off[i], 2 * g->pend_cnt[i], MPI_DOUBLE,
+                            g->pend_who[i], AC_TAG_SYNC(a), a->comm, &g->pend_rq[i]));
+        g->pend_n = i + 1;
+    }
+    if (!nr) pend_free(g);
+fn_exit:
+    return err;
+}
+
+int ac_grid_reports_finish(ac_grid_comm_t *g) {
+    int err = MPI_SUCCESS, p = g->p, n = g->pend_n, ne = 0;
+    if (!n) return MPI_SUCCESS;
+    int *eu = malloc((size_t)p * sizeof *eu), *ev = malloc((size_t)p * sizeof *ev);
+    double *es = malloc((size_t)p * sizeof *es);
+    AC_CHECK(PMPI_Waitall(n, g->pend_rq, MPI_STATUSES_IGNORE));
+    if (!eu || !ev || !es) goto fn_exit; /* received, not checked */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < g->pend_cnt[i] && ne < p; j++) {
+            eu[ne] = g->pend_who[i];
+            ev[ne] = (int)g->pend_rec[g->pend_off[i] + 2 * j];
+            es[ne++] = g->pend_rec[g->pend_off[i] + 2 * j + 1];
+        }
+    ac_grid_reports_seen(g, g->pend_parent, ne, eu, ev, es, g->pend_bytes);
+fn_exit:
+    pend_free(g);
+    free(eu);
+    free(ev);
+    free(es);
+    return err;
 }
 
 const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, double m,
@@ -441,6 +593,30 @@ const ac_grid_tree_t *ac_grid_tree_for(ac_grid_comm_t *g, int kind, int root, do
         return t;
     }
     return g2_for(g, root);
+}
+
+/* AUTOCOLL_VERBOSE=2: the tree a call runs, its model cost and G2's at the call's size, and
+ * its edges between clusters (parent>child), so that the model can be set against the
+ * measured time of the call. */
+void ac_grid_log_choice(ac_grid_comm_t *g, int root, double m, const ac_grid_tree_t *t) {
+    if (ac_g.set.verbose < 2 || !g->version || !t) return;
+    const ac_grid_tree_t *g2 = g2_for(g, root);
+    if (!g->ev) g->ev = ac_grid_eval_new(g->p);
+    if (!g2 || !g->ev) return;
+    ac_grid_model_t M;
+    model_for(g, m, &M);
+    double c_g2 = ac_grid_cost(g->ev, &M, g2->parent);
+    double c_t = ac_grid_cost(g->ev, &M, t->parent);
+    char buf[1024];
+    size_t len = 0;
+    buf[0] = 0;
+    for (int v = 0; v < g->p && len + 16 < sizeof buf; v++) {
+        int u = t->parent[v];
+        if (u >= 0 && g->cluster[u] != g->cluster[v])
+            len += (size_t)snprintf(buf + len, sizeof buf - len, " %d>%d", u, v);
+    }
+    ac_log("grid_adaptive: call %ld root %d, %.0f B: model %.6f s, G2 %.6f s; edges%s\n", g->calls,
+           root, m, c_t, c_g2, buf);
 }
 
 /* ------------------------------------------------------------------ advisor */
@@ -543,8 +719,51 @@ static void search_bucket(ac_grid_comm_t *g, int root, int b, double seconds) {
     const ac_grid_tree_t *g2 = g2_for(g, root);
     if (!par || !e || !se || !g2) goto fn_exit;
     double c_new = ac_grid_clustered_sa(se, root, bud, par);
-    double c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
-    double c_g2 = ac_grid_cost(e, &M, g2->parent);
+    /* Relay step on the search result (grid_relay.c), then every candidate costed with the
+     * sites' links shared: the same as the plain model for the G2 family. */
+    double c_old, c_g2;
+    ac_grid_shared_t *sh = ac_grid_shared_new(&M, g->site), *hw = NULL;
+    if (sh && g->Bmin && AC_GRID_HEDGE > 0) {
+        ac_grid_model_t Mw = M;
+        Mw.B = g->Bmin;
+        if ((hw = ac_grid_shared_new(&Mw, g->site)) != NULL)
+            ac_grid_shared_hedge(sh, hw, AC_GRID_HEDGE);
+    }
+    if (sh) {
+        double c0 = ac_grid_shared_cost(sh, par);
+        long ne = 0;
+        c_new = ac_grid_relay_refine(sh, g->cluster, AC_GRID_RELAY_PASSES, AC_GRID_RELAY_GAIN, par,
+                                     &ne);
+        c_old = s->valid && s->t.root == root ? ac_grid_shared_cost(sh, s->t.parent) : INFINITY;
+        c_g2 = ac_grid_shared_cost(sh, g2->parent);
+        /* the step also from the stored tree and from G2: the search result is one of many
+         * trees the model costs within a few percent, the step may find a better one near
+         * the others */
+        int *alt = malloc((size_t)p * sizeof *alt);
+        for (int k = 0; alt && k < 2; k++) {
+            const int *from = k == 0 ? (isfinite(c_old) ? s->t.parent : NULL) : g2->parent;
+            if (!from) continue;
+            memcpy(alt, from, (size_t)p * sizeof *alt);
+            long ne2 = 0;
+            double c = ac_grid_relay_refine(sh, g->cluster, AC_GRID_RELAY_PASSES,
+                                            AC_GRID_RELAY_GAIN, alt, &ne2);
+            ne += ne2;
+            if (c < c_new) {
+                c_new = c;
+                memcpy(par, alt, (size_t)p * sizeof *alt);
+            }
+        }
+        free(alt);
+        if (ac_g.set.verbose >= 2)
+            ac_log(
+                "grid_adaptive: root %d bucket %d: relay step %.6g -> %.6g s (%ld evaluations)\n",
+                root, b, c0, c_new, ne);
+        ac_grid_shared_free(sh);
+        ac_grid_shared_free(hw);
+    } else {
+        c_old = s->valid && s->t.root == root ? ac_grid_cost(e, &M, s->t.parent) : INFINITY;
+        c_g2 = ac_grid_cost(e, &M, g2->parent);
+    }
     /* The cheaper of new and stored only when it beats G2 on the current matrices, else G2
      * (the margin of AUTOCOLL_GRID_MARGIN is applied per call, in ac_grid_tree_for). */
     int pick = ac_grid_safe_choice(c_new, c_old, c_g2, 0);
