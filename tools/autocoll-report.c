@@ -253,6 +253,41 @@ static double quantile(const double *v, size_t n, double q) {
     return v[at ? at - 1 : 0];
 }
 
+/* Phases (seed 000 §4.2.4, spec star-stage-ethernet.md §6.3 finding 5): each group's complete
+ * calls in windows of consecutive calls (automatic size, as the finalize summary), one row per
+ * window of the groups that have two windows or more; a spike is a window whose mean worst-case
+ * factor is at least 1 and more than twice the median over the group's windows. */
+static int report_phases(const run_t *run, double alpha, double beta) {
+    ac_arr_group_t *g = NULL;
+    size_t ng = 0;
+    if (run_groups(run, alpha, beta, 1, &g, &ng) != 0) return -1;
+    printf("## Phases of the arrival patterns\n\n"
+           "Each (communicator, collective, call site) with at least two windows of consecutive "
+           "complete calls (max(10, ceil(calls / 10)) calls per window): per window the means "
+           "of its calls' factors, its largest worst-case imbalance, its balanced calls and its "
+           "latest arriver; a spike is a window whose mean worst-case factor is at least 1 and "
+           "more than twice the median over the group's windows.\n\n"
+           "| comm | collective | site | calls | avg factor | worst factor | max worst (us) | "
+           "balanced | latest rank (calls) | group median | spike |\n"
+           "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < ng; i++) {
+        const ac_arr_group_t *x = &g[i];
+        for (size_t k = 0; x->nwin >= 2 && k < x->nwin; k++) {
+            const ac_arr_window_t *w = &x->win[k];
+            printf("| %d.%u | %s | %s | %llu-%llu | %.2f | %.2f | %.2f | %llu of %llu | %d (%llu) "
+                   "| %.2f | %s |\n",
+                   x->leader, x->comm, ac_coll_name(x->kind), label(run, x->site),
+                   (unsigned long long)w->first_seq, (unsigned long long)w->last_seq, w->avg_factor,
+                   w->worst_factor, 1e6 * w->max_worst_imb, (unsigned long long)w->balanced,
+                   (unsigned long long)w->calls, w->late_rank, (unsigned long long)w->late_count,
+                   x->win_median, w->spike ? "yes" : "no");
+        }
+    }
+    printf("\n");
+    ac_arrival_groups_free(g, ng);
+    return 0;
+}
+
 /* The data file DIR/NAME.dat of a plot, opened for writing, and its PNG's path DIR/NAME.png
  * (both into buffers of PLOT_PATH bytes); NULL, said on stderr, when it cannot be opened. */
 enum { PLOT_PATH = 4096 };
@@ -1841,8 +1876,8 @@ int main(int argc, char **argv) {
            drops ? " (their calls are counted as incomplete)" : "");
     int gid = 0; /* timemap number */
     int rc = report_calls(&run) || report_arrivals(&run, alpha, beta) ||
-             report_arrival_dist(&run, alpha, beta, mapdir) || report_p2p(&run) ||
-             report_traffic(&run, mapdir) || report_early(&run) ||
+             report_phases(&run, alpha, beta) || report_arrival_dist(&run, alpha, beta, mapdir) ||
+             report_p2p(&run) || report_traffic(&run, mapdir) || report_early(&run) ||
              report_stages(&run, mapdir, 0, &gid) || report_stages(&run, mapdir, 1, &gid);
     if (!rc) rc = report_pred_memory(&run) != 0;
     if (rc) fprintf(stderr, "autocoll-report: out of memory\n");
