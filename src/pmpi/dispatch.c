@@ -350,9 +350,7 @@ static AC_TLS struct {
 int ac_lean_begin(ac_ctx_t *ctx, int coll, int count, MPI_Datatype t, MPI_Op op, int root,
                   int inplace) {
     if (!ctx->trace_key) return 0; /* its first traced call: the full path agrees the key */
-    size_t bytes = !count               ? 0
-                   : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
-                                        : (size_t)count * ac_raw_type_size(ctx, t);
+    size_t bytes = ac_raw_bytes(ctx, count, t);
     const ac_alg_t *nat = __atomic_load_n(&ac_sel.native_only[coll], __ATOMIC_ACQUIRE);
     int src;
     if (nat) { /* as ac_select would say */
@@ -361,14 +359,7 @@ int ac_lean_begin(ac_ctx_t *ctx, int coll, int count, MPI_Datatype t, MPI_Op op,
                                                                            : AC_SRC_NATIVE_DEFAULT;
     } else {
         if (!ac_raw_ok) return 0;
-        unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
-        ac_kept_t *hit = NULL;
-        for (int i = 0; i < AC_KEPT_WAYS && !hit; i++) {
-            ac_kept_t *k = &ctx->kept[coll][i];
-            if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
-                k->op == op && k->inplace == inplace && k->gen == gen)
-                hit = k;
-        }
+        ac_kept_t *hit = ac_raw_kept(ctx, coll, bytes, op, root, inplace);
         if (!hit || !ac_kept_skip(hit)) return 0;
         nat = hit->native;
         src = AC_SRC_ADAPTIVE;

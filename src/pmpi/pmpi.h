@@ -85,6 +85,26 @@ void ac_lean_end(int64_t t_in, int err, const void *site) __attribute__((noinlin
  * entry: hits need no agreement. Not with AUTOCOLL_VERBOSE, AUTOCOLL_CHECK or
  * AUTOCOLL_REPRODUCIBLE (ac_raw_ok); with collective tracing, 2 when the call takes the lean
  * traced path (above), else 0. */
+/* The selection size of a raw call (count x size of t) and the context's kept choice on the MPI
+ * library's algorithm that this raw call hits, NULL: none (ac_pass_raw, ac_lean_begin). */
+static inline __attribute__((always_inline)) size_t ac_raw_bytes(ac_ctx_t *ctx, int count,
+                                                                 MPI_Datatype t) {
+    return !count               ? 0
+           : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
+                                : (size_t)count * ac_raw_type_size(ctx, t);
+}
+static inline __attribute__((always_inline)) ac_kept_t *
+ac_raw_kept(ac_ctx_t *ctx, int coll, size_t bytes, MPI_Op op, int root, int inplace) {
+    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < AC_KEPT_WAYS; i++) {
+        ac_kept_t *k = &ctx->kept[coll][i];
+        if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
+            k->op == op && k->inplace == inplace && k->gen == gen)
+            return k;
+    }
+    return NULL;
+}
+
 static inline __attribute__((always_inline)) int
 ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int root, int inplace) {
     if (ac_pass(comm, coll)) return 1;
@@ -93,21 +113,11 @@ ac_pass_raw(MPI_Comm comm, int coll, int count, MPI_Datatype t, MPI_Op op, int r
     if (__builtin_expect(ac_trace_mask & AC_TRACE_COLL, 0))
         return ac_lean_begin(ctx, coll, count, t, op, root, inplace);
     if (!ac_raw_ok) return 0;
-    size_t bytes = !count               ? 0
-                   : t == ctx->raw_type ? (size_t)count * ctx->raw_tsize
-                                        : (size_t)count * ac_raw_type_size(ctx, t);
-    unsigned gen = __atomic_load_n(&ac_sel.gen, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < AC_KEPT_WAYS; i++) {
-        ac_kept_t *k = &ctx->kept[coll][i];
-        if (k->entry && k->native && k->raw && k->bytes == bytes && k->root == root &&
-            k->op == op && k->inplace == inplace && k->gen == gen) {
-            if (!ac_kept_skip(k)) return 0;
-            if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
-            ctx->last[coll].alg = k->native;
-            return 1;
-        }
-    }
-    return 0;
+    ac_kept_t *k = ac_raw_kept(ctx, coll, ac_raw_bytes(ctx, count, t), op, root, inplace);
+    if (!k || !ac_kept_skip(k)) return 0;
+    if (++ctx->slot == ac_g.tag_slots) ctx->slot = 0;
+    ctx->last[coll].alg = k->native;
+    return 1;
 }
 /* The pass-through of a wrapper whose collective has a raw path: `call` (the PMPI_<Coll> call
  * with the caller's arguments) straight, or timed and recorded by the lean traced path; falls
