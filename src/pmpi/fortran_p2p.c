@@ -502,19 +502,6 @@ ALIAS(mpi_imrecv_f08_, f_imrecv)
 #define OWN(name) pmpi_##name##_
 #define F08(name) ALIAS(mpi_##name##_f08_, f_##name)
 #define EXPORT(name, NAME) F77(mpi_##name, NAME, f_##name) F08(name)
-wait_fn OWN(wait) WEAK;
-test_fn OWN(test) WEAK;
-waitany_fn OWN(waitany) WEAK;
-testany_fn OWN(testany) WEAK;
-waitall_fn OWN(waitall) WEAK;
-testall_fn OWN(testall) WEAK;
-some_fn OWN(waitsome) WEAK, OWN(testsome) WEAK;
-probe_fn OWN(probe) WEAK;
-iprobe_fn OWN(iprobe) WEAK;
-mprobe_fn OWN(mprobe) WEAK;
-improbe_fn OWN(improbe) WEAK;
-start_fn OWN(start) WEAK, OWN(request_free) WEAK;
-startall_fn OWN(startall) WEAK;
 
 #else
 
@@ -523,6 +510,9 @@ startall_fn OWN(startall) WEAK;
  * INTEGER, statuses in the C layout, ierror optional); its own are pmpir_<name>_f08_. */
 #define OWN(name) pmpir_##name##_f08_
 #define EXPORT(name, NAME) ALIAS(mpi_##name##_f08_, f_##name)
+
+#endif
+/* The MPI's own routines of the calls without a buffer (OWN above). */
 wait_fn OWN(wait) WEAK;
 test_fn OWN(test) WEAK;
 waitany_fn OWN(waitany) WEAK;
@@ -536,8 +526,6 @@ mprobe_fn OWN(mprobe) WEAK;
 improbe_fn OWN(improbe) WEAK;
 start_fn OWN(start) WEAK, OWN(request_free) WEAK;
 startall_fn OWN(startall) WEAK;
-
-#endif
 
 static void f_wait(fint *q, fint *st, fint *ierr) {
     do_wait(q, st, ierr, OWN(wait), SITE);

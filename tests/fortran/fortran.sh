@@ -18,22 +18,7 @@
 set -u
 fc=$1 binding=$2 mode=$3 lib=$4 src=$5 dir=$6 mpiexec=$7
 shift 7
-command -v "$fc" >/dev/null 2>&1 || { echo "$fc not installed: skipped"; exit 77; }
-command -v "$mpiexec" >/dev/null 2>&1 || { echo "$mpiexec not installed: skipped"; exit 77; }
-[ -f "$lib" ] || { echo "FAIL: no library at $lib"; exit 1; }
-mkdir -p "$dir" && cd "$dir" || exit 1
-printf 'program hello\nend program hello\n' >hello.f90
-"$fc" -o hello hello.f90 >/dev/null 2>&1 || { echo "$fc cannot build Fortran programs: skipped"; exit 77; }
-fails=0 passes=0
-ok() { passes=$((passes + 1)); echo "ok   $1"; }
-bad() { fails=$((fails + 1)); echo "FAIL $1"; }
-
-case $binding in
-mpifh) flags="-DBIND_MPIFH -fallow-argument-mismatch" ;;
-mpi) flags="-DBIND_MPI -fallow-argument-mismatch" ;;
-f08) flags="-DBIND_F08" ;;
-*) echo "unknown binding $binding"; exit 2 ;;
-esac
+. "$(dirname "$0")/common.sh"
 # -O0: the MPI_BOTTOM broadcast writes a variable the compiler does not see passed.
 if [ "$mode" = link ]; then
   "$fc" -cpp -O0 $flags -o colls "$src" "$lib" -Wl,-rpath,"$(dirname "$lib")" >build.log 2>&1

@@ -17,22 +17,7 @@
 set -u
 fc=$1 binding=$2 lib=$3 src=$4 check=$5 report=$6 dir=$7 mpiexec=$8
 shift 8
-command -v "$fc" >/dev/null 2>&1 || { echo "$fc not installed: skipped"; exit 77; }
-command -v "$mpiexec" >/dev/null 2>&1 || { echo "$mpiexec not installed: skipped"; exit 77; }
-[ -f "$lib" ] || { echo "FAIL: no library at $lib"; exit 1; }
-mkdir -p "$dir" && cd "$dir" || exit 1
-printf 'program hello\nend program hello\n' >hello.f90
-"$fc" -o hello hello.f90 >/dev/null 2>&1 || { echo "$fc cannot build Fortran programs: skipped"; exit 77; }
-fails=0 passes=0
-ok() { passes=$((passes + 1)); echo "ok   $1"; }
-bad() { fails=$((fails + 1)); echo "FAIL $1"; }
-
-case $binding in
-mpifh) flags="-DBIND_MPIFH -fallow-argument-mismatch" ;;
-mpi) flags="-DBIND_MPI -fallow-argument-mismatch" ;;
-f08) flags="-DBIND_F08" ;;
-*) echo "unknown binding $binding"; exit 2 ;;
-esac
+. "$(dirname "$0")/common.sh"
 # -O0: the MPI_BOTTOM exchange writes a variable the compiler does not see passed.
 "$fc" -cpp -O0 $flags -o p2p "$src" >build.log 2>&1 ||
   { cat build.log; echo "FAIL: $fc could not build the $binding program"; exit 1; }
