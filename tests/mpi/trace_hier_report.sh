@@ -82,6 +82,16 @@ same_matrix() {
 }
 
 # expect FILE GROUP STAGE METRIC N
+# The metrics of node trees stamped by hand (one vertex with ppn - 1 children per node and call,
+# both ways, a down latency on every rank): report $1, group $2; 4 calls, nn nodes of ppn.
+flat_node_trees() {
+    expect "$1" "$2" intra-node "arrival wait" $((4 * nn))
+    expect "$1" "$2" intra-node "down latency" 24
+    expect "$1" "$2" intra-node "edge down" $((4 * nn * (ppn - 1)))
+    expect "$1" "$2" intra-node "up latency" $((4 * nn))
+    expect "$1" "$2" intra-node "departure wait" $((4 * nn))
+    expect "$1" "$2" intra-node "edge up" $((4 * nn * (ppn - 1)))
+}
 expect() {
     local got
     got=$(samples "$1" "$2" "$3" "$4")
@@ -185,12 +195,7 @@ check_steps_report() {
     # trees: per node and call one vertex with children in each, ppn - 1 edges each way, and a
     # gather vertex (down latency) on every rank.
     g="allgather hier:"
-    expect "$rep" "$g" intra-node "arrival wait" $((4 * nn))
-    expect "$rep" "$g" intra-node "down latency" 24
-    expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
-    expect "$rep" "$g" intra-node "up latency" $((4 * nn))
-    expect "$rep" "$g" intra-node "departure wait" $((4 * nn))
-    expect "$rep" "$g" intra-node "edge up" $((4 * nn * (ppn - 1)))
+    flat_node_trees "$rep" "$g"
     expect "$rep" "alltoall hier," intra-node "gather part" 24
     expect "$rep" "alltoall hier," inter-node "exchange part" $((4 * nn))
     expect "$rep" "alltoall hier," intra-node "scatter part" 24
@@ -200,12 +205,7 @@ check_steps_report() {
     # every rank; nodes of 3: Table 1 at leader 0's gather tree (one way, 2 children; the
     # first of its two roots with 2 children).
     g="alltoall hier,"
-    expect "$rep" "$g" intra-node "arrival wait" $((4 * nn))
-    expect "$rep" "$g" intra-node "down latency" 24
-    expect "$rep" "$g" intra-node "edge down" $((4 * nn * (ppn - 1)))
-    expect "$rep" "$g" intra-node "up latency" $((4 * nn))
-    expect "$rep" "$g" intra-node "departure wait" $((4 * nn))
-    expect "$rep" "$g" intra-node "edge up" $((4 * nn * (ppn - 1)))
+    flat_node_trees "$rep" "$g"
     if [ $ppn -eq 3 ]; then
         expect_matrix "$rep" "$g" "Rank 0's intra-node gather root vertex (one way)" 2
         same_matrix "$rep" "$g" "Rank 0's intra-node gather root vertex (one way)" "$chk" \
