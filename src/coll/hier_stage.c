@@ -229,6 +229,22 @@ void ac_hier_run_child_traced(ac_hier_steps_t *h, int child, int64_t at) {
     r->at[r->nch++] = at;
 }
 
+int ac_hier_gather_wait(ac_hier_steps_t *h, int n, MPI_Request *req, int64_t entry) {
+    if (!h->trees) return PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    ac_tree_stamps_t *s = &h->trees->s;
+    int run = s->nrun;
+    ac_hier_run_traced(h, AC_PART_GATHER, -1, entry, entry);
+    int err = MPI_SUCCESS;
+    for (int left = n; left > 0 && err == MPI_SUCCESS; left--) {
+        int k = MPI_UNDEFINED;
+        err = PMPI_Waitany(n, req, &k, MPI_STATUS_IGNORE);
+        if (err != MPI_SUCCESS || k == MPI_UNDEFINED) break;
+        if (s->nrun > run) ac_hier_run_child_traced(h, k + 1, ac_trace_now());
+    }
+    if (s->nrun > run) s->run[run].mid = ac_trace_now(); /* t2: every block is in */
+    return err;
+}
+
 void ac_hier_tree_drop_traced(ac_hier_steps_t *h) {
     trees_free(h->trees);
     h->trees = NULL;

@@ -91,4 +91,10 @@ static inline void ac_hier_run_child(ac_hier_steps_t *h, int child, int64_t at) 
     if (__builtin_expect(h->on, 0)) ac_hier_run_child_traced(h, child, at);
 }
 
+/* Waits for the n receives req of a flat gather whose children are the part's ranks 1..n
+ * (req[i] from rank i + 1). When a tree is being stamped, this rank's vertex is stamped too: its
+ * entry, each child's t1 as its block completes (arrival order, MPI_Waitany) and t2 when all
+ * are in. Otherwise MPI_Waitall. */
+int ac_hier_gather_wait(ac_hier_steps_t *h, int n, MPI_Request *req, int64_t entry);
+
 #endif

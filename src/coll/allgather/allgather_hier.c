@@ -45,7 +45,6 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     int *members = NULL, *ncount = NULL, *ndispl = NULL, *seg = NULL, *blk = NULL;
     void *tbase = NULL;
     MPI_Request *req = NULL;
-    int64_t *at = NULL; /* traced: arrival stamps of the intra-node gather */
     /* inter is never node-aware: the registry refuses such parts where they are named. */
     AC_CHECK(ac_agb_setup(a, &g));
     if (p == 1) return MPI_SUCCESS;
@@ -106,23 +105,7 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         for (int i = 1; i < ns && err == MPI_SUCCESS; i++)
             err = PMPI_Irecv(ac_agb_addr(&g, members[i]), ac_agb_count(&g, members[i]), g.type, i,
                              ntag, ctx->node_comm, &req[nreq++]);
-        if (err != MPI_SUCCESS) {
-            /* nothing more: the error ends the call */
-        } else if (__builtin_expect(hs.on, 0) && nreq > 0 &&
-                   (at = calloc((size_t)nreq, sizeof *at))) {
-            for (int left = nreq; left > 0 && err == MPI_SUCCESS; left--) {
-                int k = MPI_UNDEFINED;
-                err = PMPI_Waitany(nreq, req, &k, MPI_STATUS_IGNORE);
-                if (err != MPI_SUCCESS || k == MPI_UNDEFINED) break;
-                at[k] = ac_hier_now(&hs);
-            }
-            ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
-            for (int i = 1; i < ns; i++)
-                ac_hier_run_child(&hs, i, at[i - 1]);
-        } else {
-            err = PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-            ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
-        }
+        if (err == MPI_SUCCESS) err = ac_hier_gather_wait(&hs, nreq, req, t_in);
     } else {
         ac_hier_run(&hs, AC_PART_GATHER, 0, t_in, ac_hier_now(&hs));
         err = PMPI_Send(ac_agb_addr(&g, me), ac_agb_count(&g, me), g.type, 0, ntag, ctx->node_comm);
@@ -186,7 +169,6 @@ int ac_allgather_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
         ac_hier_step(&hs, a, ctx, AC_HIER_INTRA, AC_PART_BCAST, nr, ns, tot, g.type);
     }
 fn_exit:
-    free(at);
     free(tbase);
     free(members);
     free(blk);

@@ -48,7 +48,6 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
     size_t *off = NULL;
     MPI_Request *req = NULL;
     MPI_Datatype mt = MPI_DATATYPE_NULL;
-    int64_t *at = NULL; /* traced: arrival stamps of the intra-node gather */
     ac_hier_steps_t hs = {0};
     ac_a2a_blk_init(&b, a);
     err = ac_a2a_view_init(&v, a);
@@ -108,19 +107,7 @@ int ac_alltoall_hier(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
                             &req[nreq++]));
     for (int j = 0; j < p; j++)
         AC_CHECK(ac_a2a_blk_from_send(&b, &v, j, ac_a2a_blk_at(&b, g, j)));
-    if (__builtin_expect(hs.trees != NULL, 0) && (at = calloc((size_t)nreq, sizeof *at))) {
-        for (int left = nreq; left > 0; left--) {
-            int k = MPI_UNDEFINED;
-            AC_CHECK(PMPI_Waitany(nreq, req, &k, MPI_STATUS_IGNORE));
-            if (k == MPI_UNDEFINED) break;
-            at[k] = ac_hier_now(&hs);
-        }
-        ac_hier_run(&hs, AC_PART_GATHER, -1, t_in, ac_hier_now(&hs));
-        for (int m = 1; m < c; m++)
-            ac_hier_run_child(&hs, m, at[m - 1]);
-    } else {
-        AC_CHECK(PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE));
-    }
+    AC_CHECK(ac_hier_gather_wait(&hs, nreq, req, t_in));
     nreq = 0;
     ac_hier_tree_end(&hs, a, ctx, AC_HIER_INTRA, ctx->node_comm, (long long)b.rcount * p * c,
                      b.rtype, MPI_SUCCESS);
@@ -191,7 +178,6 @@ fn_exit:
     ac_hier_tree_drop(&hs); /* stamps left open by an error: no record */
     ac_a2a_blk_free(&b);
     if (err != MPI_SUCCESS && nreq > 0) PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    free(at);
     free(gb);
     free(ob);
     free(sb);
