@@ -23,15 +23,7 @@
 #include <string.h>
 #include "../../src/trace/trace.h"
 
-static int fails;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fails++;                                                                               \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "../mpi/check_line.h"
 
 enum { R, L }; /* peer: right, left */
 enum { PS = AC_TF_PERSISTENT, PR = AC_TF_PERSISTENT | AC_TF_RECV_SIDE };

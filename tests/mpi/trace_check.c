@@ -16,15 +16,7 @@
 #include "../../src/trace/trace.h"
 #include "trace_calls.h"
 
-static int fails;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fails++;                                                                               \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "check_line.h"
 
 /* The records of trace_p2p.c on rank r of np. */
 static void check_p2p(const ac_trace_file_t *t, const char *path, int r, int np) {

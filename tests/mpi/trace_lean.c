@@ -24,15 +24,7 @@
 
 enum { ITER = 24, N = 4 };
 
-static int fails;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fails++;                                                                               \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
+#include "check_line.h"
 
 /* One round of the calls on comm; results checked. */
 static void round_on(MPI_Comm comm, int it, MPI_Datatype vec) {
