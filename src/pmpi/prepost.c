@@ -84,7 +84,7 @@ enum {
 #define PP_THRESHOLD 0.9 /* spec §4.4 hazard 10 default */
 
 /* Why a communicator does not speculate (bits). */
-enum { NS_PROBE = 1, NS_PERSIST = 2, NS_SSEND = 4, NS_INTER = 8 };
+enum { NS_PROBE = 1, NS_PERSIST = 2, NS_INTER = 4 };
 
 /* A (c, s) stream: idle, armed (checked at every entry), or holding the message its arming
  * captured until a receive settles it. */
@@ -102,7 +102,8 @@ typedef struct pp_msg {
     unsigned long at;  /* ac_pp_calls at its capture */
     MPI_Request req;   /* the capture's PMPI_Imrecv until completed, then MPI_REQUEST_NULL */
     int hold;          /* short: matched only, msg still to be received (data NULL) */
-    MPI_Message msg;
+    MPI_Message msg;   /* held: MPI's; handed out by a matched probe: its name's */
+    MPI_Request nreq;  /* the send of its name, completed when the name is received */
     char *data;
     MPI_Comm comm; /* where it was received (error handler of a matched receive) */
 } pp_msg;
@@ -118,7 +119,8 @@ typedef struct pp_comm {
     MPI_Comm comm;
     uint64_t epoch;
     int size, nospec, narmed;
-    int *arm; /* the armed sources, narmed of them */
+    int early; /* hint autocoll_prepost_early: long captures are received at once */
+    int *arm;  /* the armed sources, narmed of them */
     pp_src *src;
     pp_msg *qhead, *qtail;
 } pp_comm;
@@ -139,7 +141,9 @@ static int pp_keyval = MPI_KEYVAL_INVALID;
 static pp_msg *matched;    /* messages handed out by MPI_Mprobe/MPI_Improbe */
 static long long held;     /* bytes of captured messages not yet delivered */
 static unsigned long nseq; /* captures so far */
-static struct { unsigned long long armed, hits, captured, served, early, declined, later; } stat;
+static struct {
+    unsigned long long armed, hits, captured, served, early, declined, later, persist;
+} stat;
 
 static uint64_t handle_word(const void *h, size_t n) {
     uint64_t w = 0;
@@ -231,7 +235,7 @@ static pp_msg *capture(pp_comm *pc, int s) {
     if (PMPI_Iprobe(s, MPI_ANY_TAG, pc->comm, &flag, &st) != MPI_SUCCESS || !flag) return NULL;
     PMPI_Get_elements_x(&st, MPI_BYTE, &n);
     pp_msg *m = NULL;
-    int hold = n <= PP_HOLD_MAX;
+    int hold = !pc->early || n <= PP_HOLD_MAX;
     if (n >= 0 && n <= INT_MAX && n <= PP_QUEUE_MAX - held) m = calloc(1, sizeof *m);
     if (m && !hold) m->data = malloc(n > 0 ? (size_t)n : 1);
     if (!m || (!hold && !m->data)) {
@@ -438,6 +442,47 @@ typedef struct pp_serve {
 static pp_serve *serving; /* served requests whose capture is still running */
 int ac_pp_nserve;
 
+/* ---------------------------------------------------------------- persistent receives */
+
+/* A persistent receive created while its communicator's queue holds a message it matches
+ * (hazard 7). Nothing is captured on that communicator afterwards (NS_PERSIST), so only those
+ * queued messages concern it. A start that finds one is served from the queue as an MPI_Irecv
+ * would be (deliver_request): the persistent request stays inactive inside MPI, and the request
+ * receiving the message (r) stands in for it in every wait, test, MPI_Request_get_status,
+ * MPI_Cancel and MPI_Request_free until it completes; the user's array keeps the persistent
+ * handle. The first start that finds none drops the record: that start and every later one are
+ * MPI's. */
+typedef struct pp_pers {
+    struct pp_pers *next;
+    MPI_Request p, r; /* the user's request; the served start's receive or MPI_REQUEST_NULL */
+    void *b;
+    int n, src, tag, tdup;
+    MPI_Datatype t; /* named, or our duplicate (the user may free theirs) */
+    MPI_Comm c;
+    uint64_t epoch;
+} pp_pers;
+static pp_pers *perss;
+static int nsub; /* records whose r is active */
+
+static pp_pers **pers_link(MPI_Request p) {
+    for (pp_pers **pp = &perss; *pp; pp = &(*pp)->next)
+        if (HANDLE((*pp)->p) == HANDLE(p)) return pp;
+    return NULL;
+}
+static void pers_drop(pp_pers **pp) {
+    pp_pers *e = *pp;
+    *pp = e->next;
+    if (e->tdup) PMPI_Type_free(&e->t);
+    free(e);
+}
+/* The record whose served start stands for p, or NULL. */
+static pp_pers *pers_sub(MPI_Request p) {
+    if (!nsub || p == MPI_REQUEST_NULL) return NULL;
+    for (pp_pers *e = perss; e; e = e->next)
+        if (e->r != MPI_REQUEST_NULL && HANDLE(e->p) == HANDLE(p)) return e;
+    return NULL;
+}
+
 static int greq_query(void *state, MPI_Status *st) {
     MPI_Status *s = &((pp_serve *)state)->st;
     MPI_Count n = 0;
@@ -500,6 +545,16 @@ void ac_pp_drive(void) {
     }
 }
 
+/* t kept valid until a later delivery, whatever the user does with it: *out = t when it is
+ * named (returns 0), else a duplicate (1); -1 when it cannot be duplicated. */
+static int type_keep(MPI_Datatype t, MPI_Datatype *out) {
+    int ni, na, nt, comb = MPI_COMBINER_NAMED;
+    PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb);
+    *out = t;
+    if (comb == MPI_COMBINER_NAMED) return 0;
+    return PMPI_Type_dup(t, out) == MPI_SUCCESS ? 1 : -1;
+}
+
 static int deliver_request(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c, MPI_Request *q) {
     pp_serve *sv = calloc(1, sizeof *sv);
     if (!sv) {
@@ -516,12 +571,9 @@ static int deliver_request(pp_msg *m, void *b, int n, MPI_Datatype t, MPI_Comm c
         return rc;
     }
     int later = !capture_done(m);
-    if (later) { /* keep the datatype valid until delivery */
-        int ni, na, nt, comb = MPI_COMBINER_NAMED;
-        PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb);
-        sv->t = t;
-        if (comb != MPI_COMBINER_NAMED && PMPI_Type_dup(t, &sv->t) == MPI_SUCCESS) sv->tdup = 1;
-        if (comb != MPI_COMBINER_NAMED && !sv->tdup) later = 0; /* cannot keep it: wait now */
+    if (later && (sv->tdup = type_keep(t, &sv->t)) < 0) { /* cannot keep it: wait now */
+        sv->tdup = 0;
+        later = 0;
     }
     if (!later) deliver(m, b, n, t, c, &sv->st);
     int rc = PMPI_Grequest_start(greq_query, greq_free, greq_cancel, sv, q);
@@ -553,7 +605,7 @@ static pp_serve *serve_of(MPI_Request r) {
 }
 
 /* Waits listing served requests: each such request's capture is waited for in its place. */
-int ac_pp_wait(MPI_Request *q, MPI_Status *s) {
+static int served_wait(MPI_Request *q, MPI_Status *s) {
     pp_serve *sv;
     if (ac_pp_nserve && q && (sv = serve_of(*q))) {
         complete(sv->m);
@@ -562,7 +614,7 @@ int ac_pp_wait(MPI_Request *q, MPI_Status *s) {
     return PMPI_Wait(q, s);
 }
 
-int ac_pp_waitall(int n, MPI_Request q[], MPI_Status s[]) {
+static int served_waitall(int n, MPI_Request q[], MPI_Status s[]) {
     /* every request must complete anyway; MPI progress is global while waiting for one */
     for (int i = 0; ac_pp_nserve && q && i < n; i++) {
         pp_serve *sv = serve_of(q[i]);
@@ -613,7 +665,7 @@ static int swap_out(pp_serve *sv, MPI_Request *q, int rc, const MPI_Status *st, 
     return PMPI_Wait(q, s);
 }
 
-int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s) {
+static int served_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s) {
     MPI_Request *tmp;
     pp_serve **sv;
     if (!swap_in(n, q, &tmp, &sv)) return PMPI_Waitany(n, q, idx, s);
@@ -633,7 +685,7 @@ int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s) {
     return rc;
 }
 
-int ac_pp_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]) {
+static int served_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]) {
     MPI_Request *tmp;
     pp_serve **sv;
     if (!swap_in(n, q, &tmp, &sv)) return PMPI_Waitsome(n, q, out, idx, s);
@@ -735,27 +787,36 @@ static void comm_drop(pp_comm *pc) {
     free(pc);
 }
 
+static void name_drop(pp_msg *m); /* receives the name of a message handed out by a probe */
+
 static void shutdown_all(void) {
     while (serving) { /* served receives never waited for: finished as MPI would */
         complete(serving->m);
         serve_finish(serving);
     }
+    while (perss) { /* persistent receives: a served start never waited for is finished too */
+        if (perss->r != MPI_REQUEST_NULL) PMPI_Wait(&perss->r, MPI_STATUS_IGNORE);
+        pers_drop(&perss);
+    }
+    nsub = 0;
     while (comms) {
         pp_comm *pc = comms;
         comms = pc->next;
         comm_drop(pc);
     }
-    while (matched) {
+    while (matched) { /* handed out by a matched probe and never received */
         pp_msg *m = matched;
         matched = m->next;
+        name_drop(m);
         msg_free(m);
     }
     if (ac_g.set.verbose >= 1)
         ac_log("prepost: %llu armed, %llu hits, %llu captured, %llu served from the queue (%llu "
                "captured before the receiving call), %llu left in MPI (queue bound), %llu "
-               "non-blocking receives served before their capture finished",
+               "non-blocking receives served before their capture finished, %llu persistent "
+               "receive starts served",
                stat.armed, stat.hits, stat.captured, stat.served, stat.early, stat.declined,
-               stat.later);
+               stat.later, stat.persist);
     ac_pred_free(pred);
     pred = NULL;
     ac_intern_free(&ids);
@@ -908,12 +969,6 @@ int ac_pp_iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st) {
     return MPI_SUCCESS;
 }
 
-void ac_pp_ssend(MPI_Comm c) {
-    pp_comm *pc;
-    if (!ready() || c == MPI_COMM_NULL || !(pc = comm_get(c))) return;
-    if (!(pc->nospec & NS_SSEND)) nospec(pc, NS_SSEND);
-}
-
 void ac_pp_comm_free(MPI_Comm c) {
     if (ac_prepost_state != 1 || c == MPI_COMM_NULL) return;
     pp_comm **pp = &comms, *pc;
@@ -926,25 +981,39 @@ void ac_pp_comm_free(MPI_Comm c) {
 
 /* ---------------------------------------------------------------- matched probes */
 
-/* A queued message handed out by a matched probe is named by its address. MPI_Message is a
- * pointer in Open MPI; with an integer handle (MPICH) such a message cannot be named, and the
- * probe reports MPI_ERR_INTERN (docs/prepost.md). */
+/* A matched probe that finds a queued message hands out an MPI_Message that MPI knows. A held
+ * message is MPI's own matched message: the user gets its handle, and the user's
+ * MPI_Mrecv/MPI_Imrecv is MPI's. A received one (hint autocoll_prepost_early) is named by a
+ * zero-byte message that the library sends to itself on its private communicator and matches:
+ * a real handle under every MPI (an integer in MPICH, a pointer in Open MPI), which MPI_Mrecv
+ * and MPI_Imrecv recognise; they receive the zero-byte message, then deliver the queued one.
+ * Tag 0 of pp_self is deliver()'s. */
+enum { PP_TAG_NAME = 1 };
+
 static int message_of(pp_msg *m, MPI_Message *msg) {
-    if (sizeof *msg != sizeof m) return MPI_ERR_INTERN;
-    memcpy(msg, &m, sizeof m);
+    int rc = PMPI_Isend(NULL, 0, MPI_BYTE, 0, PP_TAG_NAME, pp_self, &m->nreq);
+    if (rc == MPI_SUCCESS) rc = PMPI_Mprobe(0, PP_TAG_NAME, pp_self, &m->msg, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    *msg = m->msg;
     m->next = matched;
     matched = m;
     return MPI_SUCCESS;
 }
-static pp_msg *message_take(const MPI_Message *msg) {
-    if (!matched || sizeof *msg != sizeof(pp_msg *)) return NULL;
-    pp_msg *want;
-    memcpy(&want, msg, sizeof want);
+static void name_drop(pp_msg *m) {
+    PMPI_Mrecv(NULL, 0, MPI_BYTE, &m->msg, MPI_STATUS_IGNORE);
+    PMPI_Wait(&m->nreq, MPI_STATUS_IGNORE);
+}
+/* The queued message named by *msg (unlinked, its name received), or NULL: MPI's own. */
+static pp_msg *message_take(MPI_Message *msg) {
+    if (!matched || !msg || *msg == MPI_MESSAGE_NULL) return NULL;
     for (pp_msg **pp = &matched; *pp; pp = &(*pp)->next)
-        if (*pp == want) {
-            *pp = want->next;
-            want->next = NULL;
-            return want;
+        if (HANDLE((*pp)->msg) == HANDLE(*msg)) {
+            pp_msg *m = *pp;
+            *pp = m->next;
+            m->next = NULL;
+            name_drop(m);
+            *msg = MPI_MESSAGE_NULL;
+            return m;
         }
     return NULL;
 }
@@ -961,10 +1030,16 @@ static int mprobe_queue(int src, int tag, MPI_Comm c, MPI_Message *msg, MPI_Stat
     if (!m) return MPI_SUCCESS;
     *found = 1;
     probe_status(m, st);
+    if (m->hold) { /* MPI's own matched message: its handle */
+        *msg = m->msg;
+        held -= m->nbytes;
+        stat.served++;
+        free(m);
+        return MPI_SUCCESS;
+    }
     int rc = message_of(m, msg);
     if (rc != MPI_SUCCESS) {
-        ac_log("prepost: a matched probe found a captured message but MPI_Message cannot name it "
-               "here; run without AUTOCOLL_PREPOST");
+        ac_log("prepost: a matched probe found a captured message but could not name it");
         msg_free(m);
         return user_err(c, rc);
     }
@@ -991,10 +1066,9 @@ AC_EXPORT int MPI_Improbe(int src, int tag, MPI_Comm c, int *flag, MPI_Message *
 AC_EXPORT int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_Status *st) {
     pp_msg *m;
     AC_PP_ENTRY();
-    if (AC_PP_ON() && msg && (m = message_take(msg))) {
+    if (AC_PP_ON() && (m = message_take(msg))) {
         MPI_Status own;
         MPI_Comm c = m->comm;
-        *msg = MPI_MESSAGE_NULL;
         return user_err(c, deliver(m, b, n, t, c, st == MPI_STATUS_IGNORE ? &own : st));
     }
     return PMPI_Mrecv(b, n, t, msg, st);
@@ -1003,31 +1077,181 @@ AC_EXPORT int MPI_Mrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_St
 AC_EXPORT int MPI_Imrecv(void *b, int n, MPI_Datatype t, MPI_Message *msg, MPI_Request *q) {
     pp_msg *m;
     AC_PP_ENTRY();
-    if (AC_PP_ON() && msg && (m = message_take(msg))) {
-        *msg = MPI_MESSAGE_NULL;
-        return deliver_request(m, b, n, t, m->comm, q);
-    }
+    if (AC_PP_ON() && (m = message_take(msg))) return deliver_request(m, b, n, t, m->comm, q);
     return PMPI_Imrecv(b, n, t, msg, q);
+}
+
+/* ---------------------------------------------------------------- persistent receives: starts */
+
+int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q) {
+    pp_comm *pc;
+    int rc = PMPI_Recv_init(b, n, t, src, tag, c, q);
+    if (rc != MPI_SUCCESS || !ready() || c == MPI_COMM_NULL || !(pc = comm_get(c))) return rc;
+    nospec(pc, NS_PERSIST);
+    if (src == MPI_PROC_NULL || !queued(pc, src, tag, 0)) return rc;
+    pp_pers *e = calloc(1, sizeof *e);
+    if (!e || (e->tdup = type_keep(t, &e->t)) < 0) {
+        free(e);
+        ac_log("prepost: out of memory recording a persistent receive");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+        return MPI_ERR_NO_MEM;
+    }
+    e->p = *q;
+    e->r = MPI_REQUEST_NULL;
+    e->b = b;
+    e->n = n;
+    e->src = src;
+    e->tag = tag;
+    e->c = c;
+    e->epoch = pc->epoch;
+    e->next = perss;
+    perss = e;
+    return rc;
+}
+
+static int pers_start(MPI_Request *q) {
+    pp_pers **pp = pers_link(*q), *e;
+    if (!pp) return PMPI_Start(q);
+    e = *pp;
+    pp_comm *pc = comm_find(HANDLE(e->c));
+    pp_msg *m = pc && pc->epoch == e->epoch ? settle(pc, e->src, e->tag) : NULL;
+    if (!m) { /* none queued any more, and none will be: MPI's from now on */
+        pers_drop(pp);
+        return PMPI_Start(q);
+    }
+    stat.persist++;
+    int rc = deliver_request(m, e->b, e->n, e->t, e->c, &e->r);
+    if (rc != MPI_SUCCESS)
+        e->r = MPI_REQUEST_NULL;
+    else
+        nsub++;
+    return rc;
+}
+
+int ac_pp_start(MPI_Request *q) {
+    return perss && q ? pers_start(q) : PMPI_Start(q);
+}
+
+int ac_pp_startall(int n, MPI_Request q[]) {
+    if (!perss || !q) return PMPI_Startall(n, q);
+    int rc = MPI_SUCCESS;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        rc = pers_start(&q[i]);
+    return rc;
+}
+
+/* The requests MPI is asked about in a wait or test of q[0..n): q itself, or, when it lists
+ * served persistent starts, a copy in which each is replaced by its receive (*sub: their
+ * records). subst_out puts the copy back: the persistent handle stays in q, and its record
+ * learns whether its receive completed. */
+static MPI_Request *subst_in(int n, MPI_Request *q, pp_pers ***sub) {
+    int k = 0;
+    *sub = NULL;
+    if (!nsub || !q || n <= 0) return q;
+    for (int i = 0; i < n && !k; i++)
+        k = pers_sub(q[i]) != NULL;
+    if (!k) return q;
+    MPI_Request *tmp = malloc((size_t)n * sizeof *tmp);
+    *sub = calloc((size_t)n, sizeof **sub);
+    if (!tmp || !*sub) {
+        ac_log("prepost: out of memory in a wait or test");
+        PMPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < n; i++)
+        tmp[i] = ((*sub)[i] = pers_sub(q[i])) ? (*sub)[i]->r : q[i];
+    return tmp;
+}
+static void subst_out(int n, MPI_Request *q, MPI_Request *tmp, pp_pers **sub) {
+    if (tmp == q) return;
+    for (int i = 0; i < n; i++)
+        if (!sub[i])
+            q[i] = tmp[i];
+        else if ((sub[i]->r = tmp[i]) == MPI_REQUEST_NULL)
+            nsub--;
+    free(tmp);
+    free(sub);
+}
+
+#define SUBST(n, q, call)                                                                          \
+    do {                                                                                           \
+        pp_pers **sub_;                                                                            \
+        MPI_Request *t_ = subst_in((n), (q), &sub_);                                               \
+        int rc_ = call;                                                                            \
+        subst_out((n), (q), t_, sub_);                                                             \
+        return rc_;                                                                                \
+    } while (0)
+
+int ac_pp_wait(MPI_Request *q, MPI_Status *s) {
+    SUBST(1, q, served_wait(t_, s));
+}
+int ac_pp_waitall(int n, MPI_Request q[], MPI_Status s[]) {
+    SUBST(n, q, served_waitall(n, t_, s));
+}
+int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s) {
+    SUBST(n, q, served_waitany(n, t_, idx, s));
+}
+int ac_pp_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]) {
+    SUBST(n, q, served_waitsome(n, t_, out, idx, s));
+}
+int ac_pp_test(MPI_Request *q, int *f, MPI_Status *s) {
+    SUBST(1, q, PMPI_Test(t_, f, s));
+}
+int ac_pp_testall(int n, MPI_Request q[], int *f, MPI_Status s[]) {
+    SUBST(n, q, PMPI_Testall(n, t_, f, s));
+}
+int ac_pp_testany(int n, MPI_Request q[], int *idx, int *f, MPI_Status *s) {
+    SUBST(n, q, PMPI_Testany(n, t_, idx, f, s));
+}
+int ac_pp_testsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]) {
+    SUBST(n, q, PMPI_Testsome(n, t_, out, idx, s));
+}
+
+/* Before PMPI_Request_free: a served start's receive is freed with it (MPI completes it). */
+void ac_pp_request_free(MPI_Request *q) {
+    pp_pers **pp;
+    if (!perss || !q || !(pp = pers_link(*q))) return;
+    if ((*pp)->r != MPI_REQUEST_NULL) {
+        PMPI_Request_free(&(*pp)->r);
+        nsub--;
+    }
+    pers_drop(pp);
 }
 
 /* Not a point-to-point entry of trace_p2p.c, but a loop over it must see a served receive
  * complete (ac_pp_drive, through AC_PP_ENTRY). */
 AC_EXPORT int MPI_Request_get_status(MPI_Request q, int *flag, MPI_Status *st) {
+    pp_pers *e;
     AC_PP_ENTRY();
+    if (AC_PP_ON() && (e = pers_sub(q))) q = e->r;
     return PMPI_Request_get_status(q, flag, st);
 }
 
-/* Persistent receives are MPI's own requests and cannot be served from the queue: the
- * communicator stops speculating when one is created (hazard 7, docs/prepost.md). The entry
- * point MPI_Recv_init is in trace_p2p.c, which traces it and calls this. */
-int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q) {
+/* A served start's message is matched already: like a matched receive, it cannot be cancelled,
+ * and its wait completes it normally (MPI_Test_cancelled: false). */
+AC_EXPORT int MPI_Cancel(MPI_Request *q) {
+    if (AC_PP_ON() && q && pers_sub(*q)) return MPI_SUCCESS;
+    return PMPI_Cancel(q);
+}
+
+/* ---------------------------------------------------------------- the hint */
+
+/* MPI_Comm_set_info(c, info) with PP_HINT = "true" lets pre-posting receive c's long captured
+ * messages at once (docs/prepost.md: the program declares that no synchronous send on c is a
+ * handshake); "false" takes it back. Local to this process and communicator. */
+#define PP_HINT "autocoll_prepost_early"
+AC_EXPORT int MPI_Comm_set_info(MPI_Comm c, MPI_Info info) {
     pp_comm *pc;
-    if (AC_PP_ON() && ready() && c != MPI_COMM_NULL && (pc = comm_get(c))) {
-        nospec(pc, NS_PERSIST);
-        if (src != MPI_PROC_NULL && queued(pc, src, tag, 0))
-            ac_log_once("prepost-persist",
-                        "prepost: a persistent receive is created while a message it matches "
-                        "is held by pre-posting; that receive will not see it (docs/prepost.md)");
+    char v[16];
+    int flag = 0;
+    if (AC_PP_ON() && info != MPI_INFO_NULL && ready() && c != MPI_COMM_NULL &&
+        (pc = comm_get(c)) &&
+        PMPI_Info_get(info, PP_HINT, (int)sizeof v - 1, v, &flag) == MPI_SUCCESS && flag) {
+        pc->early = !strcmp(v, "true");
+        if (!pc->early && strcmp(v, "false"))
+            ac_log_once("prepost-hint",
+                        "prepost: info " PP_HINT " = \"%s\" is neither true nor "
+                        "false; taken as false",
+                        v);
     }
-    return PMPI_Recv_init(b, n, t, src, tag, c, q);
+    return PMPI_Comm_set_info(c, info);
 }

@@ -32,13 +32,23 @@ void ac_pp_drive(void);
             if (ac_pp_narmed) ac_pp_poll();                                                        \
         }                                                                                          \
     } while (0)
-/* The waits of trace_p2p.c call these in place of their PMPI_ call when pre-posting is not off:
- * a served request still running is waited for through its capture's receive. The tests need
- * nothing more than AC_PP_ENTRY. */
+/* The waits and tests of trace_p2p.c call these in place of their PMPI_ call when pre-posting
+ * is not off: a served MPI_Irecv still running is waited for through its capture's receive, and
+ * a persistent receive whose start was served from the queue is replaced by the request
+ * receiving its message. */
 int ac_pp_wait(MPI_Request *q, MPI_Status *s);
 int ac_pp_waitall(int n, MPI_Request q[], MPI_Status s[]);
 int ac_pp_waitany(int n, MPI_Request q[], int *idx, MPI_Status *s);
 int ac_pp_waitsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]);
+int ac_pp_test(MPI_Request *q, int *f, MPI_Status *s);
+int ac_pp_testall(int n, MPI_Request q[], int *f, MPI_Status s[]);
+int ac_pp_testany(int n, MPI_Request q[], int *idx, int *f, MPI_Status *s);
+int ac_pp_testsome(int n, MPI_Request q[], int *out, int idx[], MPI_Status s[]);
+/* Starts of persistent receives (served from the queue when one matches a message captured
+ * before the receive was created), and MPI_Request_free's bookkeeping before its PMPI_ call. */
+int ac_pp_start(MPI_Request *q);
+int ac_pp_startall(int n, MPI_Request q[]);
+void ac_pp_request_free(MPI_Request *q);
 
 int ac_pp_recv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Status *st);
 int ac_pp_irecv(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
@@ -49,8 +59,6 @@ int ac_pp_sendrecv_replace(void *b, int n, MPI_Datatype t, int dest, int stag, i
 int ac_pp_probe(int src, int tag, MPI_Comm c, MPI_Status *st);
 int ac_pp_iprobe(int src, int tag, MPI_Comm c, int *flag, MPI_Status *st);
 int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c, MPI_Request *q);
-/* A synchronous send by this process on c (MPI_Ssend, MPI_Issend): c stops speculating. */
-void ac_pp_ssend(MPI_Comm c);
 /* Before PMPI_Comm_free: c's captured messages are completed and dropped, its state freed. */
 void ac_pp_comm_free(MPI_Comm c);
 

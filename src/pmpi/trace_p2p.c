@@ -607,7 +607,6 @@ AC_EXPORT int MPI_Send(const void *b, int n, MPI_Datatype t, int dest, int tag, 
     TRACE_SEND(AC_TK_SEND, PMPI_Send(b, n, t, dest, tag, c), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Ssend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
-    if (AC_PP_ON()) ac_pp_ssend(c);
     TRACE_SEND(AC_TK_SSEND, PMPI_Ssend(b, n, t, dest, tag, c), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Bsend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c) {
@@ -622,7 +621,6 @@ AC_EXPORT int MPI_Isend(const void *b, int n, MPI_Datatype t, int dest, int tag,
 }
 AC_EXPORT int MPI_Issend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
                          MPI_Request *q) {
-    if (AC_PP_ON()) ac_pp_ssend(c);
     TRACE_SEND(AC_TK_ISSEND, PMPI_Issend(b, n, t, dest, tag, c, q), dest, tag, n, t, c);
 }
 AC_EXPORT int MPI_Ibsend(const void *b, int n, MPI_Datatype t, int dest, int tag, MPI_Comm c,
@@ -758,12 +756,12 @@ AC_EXPORT int MPI_Wait(MPI_Request *q, MPI_Status *s) {
     return err;
 }
 AC_EXPORT int MPI_Test(MPI_Request *q, int *f, MPI_Status *s) {
-    if (!on()) return PMPI_Test(q, f, s);
+    if (!on()) return PP(ac_pp_test(q, f, s), PMPI_Test(q, f, s));
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
     cstat_t c = {.one = s, .flag = f};
     int err;
-    TRACE_DONE(err, AC_TK_TEST, 1, q, 0, PMPI_Test(q, f, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_TEST, 1, q, 0, PP(ac_pp_test(q, f, s), PMPI_Test(q, f, s)), NULL, &c);
     return err;
 }
 AC_EXPORT int MPI_Waitany(int n, MPI_Request q[], int *i, MPI_Status *s) {
@@ -777,12 +775,13 @@ AC_EXPORT int MPI_Waitany(int n, MPI_Request q[], int *i, MPI_Status *s) {
     return err;
 }
 AC_EXPORT int MPI_Testany(int n, MPI_Request q[], int *i, int *f, MPI_Status *s) {
-    if (!on()) return PMPI_Testany(n, q, i, f, s);
+    if (!on()) return PP(ac_pp_testany(n, q, i, f, s), PMPI_Testany(n, q, i, f, s));
     MPI_Status own;
     if (s == MPI_STATUS_IGNORE) s = &own;
     cstat_t c = {.one = s, .index = i, .flag = f};
     int err;
-    TRACE_DONE(err, AC_TK_TESTANY, n, q, 0, PMPI_Testany(n, q, i, f, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_TESTANY, n, q, 0,
+               PP(ac_pp_testany(n, q, i, f, s), PMPI_Testany(n, q, i, f, s)), NULL, &c);
     return err;
 }
 AC_EXPORT int MPI_Waitall(int n, MPI_Request q[], MPI_Status s[]) {
@@ -797,12 +796,13 @@ AC_EXPORT int MPI_Waitall(int n, MPI_Request q[], MPI_Status s[]) {
     return err;
 }
 AC_EXPORT int MPI_Testall(int n, MPI_Request q[], int *f, MPI_Status s[]) {
-    if (!on()) return PMPI_Testall(n, q, f, s);
+    if (!on()) return PP(ac_pp_testall(n, q, f, s), PMPI_Testall(n, q, f, s));
     MPI_Status stack[NSTACK], *heap;
     s = statuses(n, s, stack, &heap);
     cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s, .flag = f};
     int err;
-    TRACE_DONE(err, AC_TK_TESTALL, n, q, 0, PMPI_Testall(n, q, f, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_TESTALL, n, q, 0, PP(ac_pp_testall(n, q, f, s), PMPI_Testall(n, q, f, s)),
+               NULL, &c);
     free(heap);
     return err;
 }
@@ -818,12 +818,13 @@ AC_EXPORT int MPI_Waitsome(int n, MPI_Request q[], int *o, int idx[], MPI_Status
     return err;
 }
 AC_EXPORT int MPI_Testsome(int n, MPI_Request q[], int *o, int idx[], MPI_Status s[]) {
-    if (!on()) return PMPI_Testsome(n, q, o, idx, s);
+    if (!on()) return PP(ac_pp_testsome(n, q, o, idx, s), PMPI_Testsome(n, q, o, idx, s));
     MPI_Status stack[NSTACK], *heap;
     s = statuses(n, s, stack, &heap);
     cstat_t c = {.all = s == MPI_STATUSES_IGNORE ? NULL : s, .outcount = o, .indices = idx};
     int err;
-    TRACE_DONE(err, AC_TK_TESTSOME, n, q, 0, PMPI_Testsome(n, q, o, idx, s), NULL, &c);
+    TRACE_DONE(err, AC_TK_TESTSOME, n, q, 0,
+               PP(ac_pp_testsome(n, q, o, idx, s), PMPI_Testsome(n, q, o, idx, s)), NULL, &c);
     free(heap);
     return err;
 }
@@ -859,7 +860,8 @@ AC_EXPORT int MPI_Rsend_init(const void *b, int n, MPI_Datatype t, int dest, int
                              MPI_Request *q) {
     TRACE_INIT(PMPI_Rsend_init(b, n, t, dest, tag, c, q), 0, b, n, t, dest, tag, c, q);
 }
-/* Pre-posting stops on the communicator of a persistent receive (prepost.c). */
+/* Pre-posting stops on the communicator of a persistent receive (prepost.c), whose starts
+ * are served from the queue while it holds messages captured before. */
 AC_EXPORT int MPI_Recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c,
                             MPI_Request *q) {
     TRACE_INIT(
@@ -868,13 +870,13 @@ AC_EXPORT int MPI_Recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MP
 }
 
 AC_EXPORT int MPI_Start(MPI_Request *q) {
-    if (!on()) return PMPI_Start(q);
+    if (!on()) return PP(ac_pp_start(q), PMPI_Start(q));
     ac_trace_rec_t r;
     pthread_mutex_lock(&mtx);
     begin_start(&r, AC_TK_START, q ? *q : MPI_REQUEST_NULL, SITE);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    int err = end(&r, t_in, PMPI_Start(q), NULL, UINT32_MAX);
+    int err = end(&r, t_in, PP(ac_pp_start(q), PMPI_Start(q)), NULL, UINT32_MAX);
     if (r.inst != AC_TRACE_NOID) irecv_posted(&r, err, q); /* a persistent receive */
     return err;
 }
@@ -883,19 +885,19 @@ AC_EXPORT int MPI_Start(MPI_Request *q) {
  * [t_in, t_out], so the durations subtracted from the pure inter-send times add up to the
  * call's); one duration-only record when n < 1 or out of memory. */
 AC_EXPORT int MPI_Startall(int n, MPI_Request q[]) {
-    if (!on()) return PMPI_Startall(n, q);
+    if (!on()) return PP(ac_pp_startall(n, q), PMPI_Startall(n, q));
     ac_trace_rec_t one[NSTACK],
         *r = n <= NSTACK ? one : malloc((size_t)(n > 0 ? n : 1) * sizeof *r);
     if (!r || n < 1 || !q) {
         free(r != one ? r : NULL);
-        TRACE_OTHER(AC_TK_STARTALL, PMPI_Startall(n, q), NULL);
+        TRACE_OTHER(AC_TK_STARTALL, PP(ac_pp_startall(n, q), PMPI_Startall(n, q)), NULL);
     }
     pthread_mutex_lock(&mtx);
     for (int i = 0; i < n; i++)
         begin_start(&r[i], AC_TK_STARTALL, q[i], SITE);
     pthread_mutex_unlock(&mtx);
     int64_t t_in = ac_trace_now();
-    int err = PMPI_Startall(n, q);
+    int err = PP(ac_pp_startall(n, q), PMPI_Startall(n, q));
     int64_t t_out = ac_trace_now(), d = t_out - t_in;
     for (int i = 0; i < n; i++) {
         r[i].t_in = t_in + d * i / n;
@@ -911,6 +913,7 @@ AC_EXPORT int MPI_Startall(int n, MPI_Request q[]) {
 /* The bookkeeping of a persistent request (or of an MPI_Irecv or started persistent receive
  * freed before it completed) goes with it. Not recorded. */
 AC_EXPORT int MPI_Request_free(MPI_Request *q) {
+    if (AC_PP_ON()) ac_pp_request_free(q);
     if (on() && q && *q != MPI_REQUEST_NULL) {
         pthread_mutex_lock(&mtx);
         uint64_t h = HANDLE(*q);
