@@ -1,9 +1,10 @@
 /*
  * Receive pre-posting (AUTOCOLL_PREPOST=1, off by default): seed 004 (Afsahi 2000) Ch. 6, spec
  * predictors-latency.md §4.4, variant (a) only, with the check-first rule of hazard 5: the library
- * takes a predicted message out of MPI's matching (and, when it is long, into its own staging
- * buffer) before the receive is posted, and hands it to the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4
- * one by one and what is not speculated.
+ * takes a predicted message out of MPI's matching before the receive is posted (and, on a
+ * communicator with the hint below, receives a long one into its own staging buffer at once), and
+ * hands it to the user's receive. docs/prepost.md gives the design, the ten hazards of §4.4 one
+ * by one and what is not speculated.
  *
  * Prediction (§4.4 step 1, §3). Every user MPI_Recv/MPI_Irecv is interned as the 6-tuple
  * <source, tag, capacity in bytes, datatype, buffer, communicator + its epoch> (§2.2) and fed to
@@ -15,13 +16,15 @@
  * hooked point-to-point entry of this process (trace_p2p.c calls AC_PP_ENTRY, on any
  * communicator, so also right before a user receive is posted) each armed stream is checked with
  * PMPI_Iprobe(s, MPI_ANY_TAG, c); when a message is there and fits the queue's memory bound, it
- * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c). A long one (over PP_HOLD_MAX bytes) is received
- * at once with PMPI_Imrecv into a staging buffer of exactly its size (its count in bytes from the
+ * is matched with PMPI_Improbe(s, MPI_ANY_TAG, c) and *held* (its MPI_Message): a matched probe
+ * does not complete a synchronous send, a receive does (hazard 6; the standard and an experiment
+ * with Open MPI's ob1 in docs/prepost.md), and the receiver cannot tell a synchronous send from
+ * another, so by default no capture receives anything. Only on a communicator given the hint
+ * autocoll_prepost_early = true (MPI_Comm_set_info; the program declares that none of its
+ * synchronous sends there is a handshake) is a long message (over PP_HOLD_MAX bytes) received at
+ * once with PMPI_Imrecv into a staging buffer of exactly its size (its count in bytes from the
  * probe's status), which starts its rendezvous transfer: no truncation, and no cancellation,
- * because the receive is bound to that one message. A short one is only held (its MPI_Message):
- * receiving an eager message early gains nothing, and a matched probe does not complete a
- * synchronous send while a receive does (hazard 6; the standard and an experiment with Open
- * MPI's ob1 in docs/prepost.md), so short synchronous sends keep their semantics. ANY_TAG is deliberate: a matched
+ * because the receive is bound to that one message. ANY_TAG is deliberate: a matched
  * probe takes the oldest unmatched message from s whatever its tag, so the per-communicator
  * captured-message queue holds, for every source, a prefix of that source's unmatched messages in
  * send order, and every message still unmatched inside MPI is younger than every captured one
@@ -33,7 +36,8 @@
  * Delivery. A held message is received by MPI straight into the user's buffer (PMPI_Mrecv, or
  * PMPI_Imrecv for MPI_Irecv/MPI_Imrecv: MPI's own request). A received one's PMPI_Imrecv is
  * completed (PMPI_Wait) first; a rendezvous transfer started by the capture runs on while the
- * process is in MPI (PMPI_Iprobe/Improbe drive progress). The message goes into the user's (buf, count, datatype) with PMPI_Unpack when it is a whole
+ * process is in MPI (PMPI_Iprobe/Improbe drive progress). The message goes into the user's
+ * (buf, count, datatype) with PMPI_Unpack when it is a whole
  * number of elements that fits; a longer one gives the first whole elements and MPI_ERR_TRUNCATE
  * with the message's count, as MPI does; a partial element goes through a self-message of
  * MPI_PACKED bytes on a private duplicate of MPI_COMM_SELF, so MPI itself decides. Status: source
@@ -48,9 +52,17 @@
  * the array with each served request replaced by its capture's request, so MPI blocks until
  * anything completes, without spinning or missing a completion.
  *
- * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any kind),
- * persistent receive creation, synchronous send by this process, and never speculates if it is an
- * intercommunicator; captured bytes held at once are bounded by PP_QUEUE_MAX (a larger message is
+ * Matched probes and persistent receives (hazards 3, 7). A matched probe that finds a queued
+ * message hands out an MPI_Message MPI knows: a held message's own, or for a received one the
+ * handle of a zero-byte message to self on the private communicator, which MPI_Mrecv/MPI_Imrecv
+ * recognise (works with MPICH's integer handles too). A persistent receive created while the
+ * queue holds a message it matches has its starts served from the queue, as MPI_Irecv would be,
+ * until none matches; the request receiving the message stands in for the persistent request in
+ * the waits, tests, MPI_Request_get_status, MPI_Cancel and MPI_Request_free (ac_pp_test* too).
+ *
+ * Gates (hazards 5-10): a communicator stops speculating for good at its first probe (any kind)
+ * and at persistent receive creation, and never speculates if it is an intercommunicator;
+ * captured bytes held at once are bounded by PP_QUEUE_MAX (a larger message is
  * left in MPI and the arming ends); a (c, s) stream is armed only while its hit ratio (the
  * receive that settles an arming takes the message it captured) stays >= PP_THRESHOLD after
  * PP_WARM armings (decayed, retried after PP_PROBATION skipped chances); MPI_THREAD_MULTIPLE
@@ -59,11 +71,13 @@
  * Cost. Off: one load and a branch per hooked call (next to trace_p2p.c's own). On, per hooked
  * call: an increment, and one PMPI_Iprobe per armed stream (normally 0-2); per user receive: a
  * queue scan (O(queued messages on c), normally 0-2), O(1) expected interning and prediction;
- * per short capture: a second probe (PMPI_Improbe), a malloc, eight error-handler calls, no copy;
- * per long capture: a second probe, two mallocs, PMPI_Imrecv, a PMPI_Wait, eight error-handler
- * calls and one copy of the message on delivery; per served MPI_Irecv still running: one
- * PMPI_Request_get_status per hooked entry, an O(n) array copy in Waitany/Waitsome. Memory: at most PP_QUEUE_MAX
- * bytes of captured messages, a per-source record per communicator.
+ * per held capture: a second probe (PMPI_Improbe), a malloc, eight error-handler calls, no copy;
+ * per long capture received at once (hint): a second probe, two mallocs, PMPI_Imrecv, a
+ * PMPI_Wait, eight error-handler calls and one copy of the message on delivery; per served
+ * MPI_Irecv still running: one PMPI_Request_get_status per hooked entry, an O(n) array copy in
+ * Waitany/Waitsome. While a served persistent start runs, an O(n) array copy per wait or test
+ * listing it. Memory: at most PP_QUEUE_MAX bytes of captured messages, a per-source record per
+ * communicator, a record per persistent receive created while its message was queued.
  */
 #include <limits.h>
 #include <stdint.h>
@@ -79,7 +93,7 @@ enum {
     PP_WARM = 8,                    /* armings before the hit ratio gates a stream */
     PP_DECAY = 64,                  /* armings after which both counts are halved */
     PP_PROBATION = 256,             /* skipped chances before a gated stream is tried again */
-    PP_HOLD_MAX = 4096 /* bytes: a message this short is matched and held, not received early */
+    PP_HOLD_MAX = 4096 /* bytes: with the hint, a message this short is still only held */
 };
 #define PP_THRESHOLD 0.9 /* spec §4.4 hazard 10 default */
 

@@ -6,7 +6,8 @@
  *             twice as long, so that its neighbours send before it receives), MPI_Isend to
  *             both neighbours, blocking MPI_Recv from left then right, MPI_Waitall; time per
  *             iteration, the slowest rank.
- * usage: prepost_bench pingpong|halo --bytes N --iters N [--compute us]
+ * --hint 1 sets the hint autocoll_prepost_early on MPI_COMM_WORLD (long captures received at once).
+ * usage: prepost_bench pingpong|halo --bytes N --iters N [--compute us] [--hint 0|1]
  * Prints "<pattern> <bytes> <microseconds per iteration>" on rank 0; checks the data.
  */
 #include <mpi.h>
@@ -21,7 +22,7 @@ static void busy(double us) {
 }
 
 int main(int argc, char **argv) {
-    int rank, p, bytes = 8, iters = 1000, bad = 0;
+    int rank, p, bytes = 8, iters = 1000, bad = 0, hint = 0;
     double compute = 20;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -31,6 +32,14 @@ int main(int argc, char **argv) {
         if (!strcmp(argv[a], "--bytes")) bytes = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--iters")) iters = atoi(argv[a + 1]);
         if (!strcmp(argv[a], "--compute")) compute = atof(argv[a + 1]);
+        if (!strcmp(argv[a], "--hint")) hint = atoi(argv[a + 1]);
+    }
+    if (hint) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "autocoll_prepost_early", "true");
+        MPI_Comm_set_info(MPI_COMM_WORLD, info);
+        MPI_Info_free(&info);
     }
     char *s = calloc((size_t)bytes + 1, 2), *r1 = calloc((size_t)bytes + 1, 1),
          *r2 = calloc((size_t)bytes + 1, 1);
