@@ -1103,22 +1103,16 @@ int ac_pp_recv_init(void *b, int n, MPI_Datatype t, int src, int tag, MPI_Comm c
     if (rc != MPI_SUCCESS || !ready() || c == MPI_COMM_NULL || !(pc = comm_get(c))) return rc;
     nospec(pc, NS_PERSIST);
     if (src == MPI_PROC_NULL || !queued(pc, src, tag, 0)) return rc;
-    pp_pers *e = calloc(1, sizeof *e);
-    if (!e || (e->tdup = type_keep(t, &e->t)) < 0) {
-        free(e);
+    MPI_Datatype kept;
+    int tdup = type_keep(t, &kept);
+    pp_pers *e = tdup >= 0 ? malloc(sizeof *e) : NULL;
+    if (!e) {
+        if (tdup > 0) PMPI_Type_free(&kept);
         ac_log("prepost: out of memory recording a persistent receive");
         PMPI_Abort(MPI_COMM_WORLD, 1);
         return MPI_ERR_NO_MEM;
     }
-    e->p = *q;
-    e->r = MPI_REQUEST_NULL;
-    e->b = b;
-    e->n = n;
-    e->src = src;
-    e->tag = tag;
-    e->c = c;
-    e->epoch = pc->epoch;
-    e->next = perss;
+    *e = (pp_pers){perss, *q, MPI_REQUEST_NULL, b, n, src, tag, tdup, kept, c, pc->epoch};
     perss = e;
     return rc;
 }

@@ -384,6 +384,24 @@ static void longmsg(MPI_Comm c, int it) {
     free(rb);
 }
 
+/* Four short messages 0 -> 1 (tag 7, sequence numbers from base) that make 0 the predicted
+ * source of rank 1's next receive on c. */
+static void prime_send(MPI_Comm c, int base) {
+    int b[16];
+    for (int k = 0; k < 4; k++) {
+        fill(b, 16, 0, 7, base + k);
+        MPI_Send(b, 16, MPI_INT, 1, 7, c);
+    }
+}
+static void prime_recv(MPI_Comm c, int base) {
+    int b[16];
+    MPI_Status st;
+    for (int k = 0; k < 4; k++) {
+        int rc = MPI_Recv(b, 16, MPI_INT, 0, 7, c, &st);
+        check("prime", rc, &st, b, 16, 0, 7, base + k, 16);
+    }
+}
+
 /* A flag between processes that MPI does not see: a file (its path is made from rank 0's pid). */
 static char flagdir[256];
 static void flag_path(char *path, size_t n, int it) {
@@ -405,7 +423,7 @@ enum { OUTLEN = 65536 + 13, OUTWAIT = 2 }; /* 256 KiB + 52 B (rendezvous); secon
  * one of eight calls: Wait, Waitany and Waitsome over both, Test, Request_get_status, Waitall,
  * Testany, Testsome, so that each wait or test sees the served request still incomplete. */
 static void outside(MPI_Comm c, int it) {
-    int prime[16], small[8], *big = malloc((size_t)OUTLEN * sizeof *big);
+    int small[8], *big = malloc((size_t)OUTLEN * sizeof *big);
     char path[300];
     flag_path(path, sizeof path, it);
     if (!big) {
@@ -413,11 +431,7 @@ static void outside(MPI_Comm c, int it) {
         return;
     }
     if (rank == 0) {
-        /* four short messages make 0 the predicted source of rank 1's next receive on c */
-        for (int k = 0; k < 4; k++) {
-            fill(prime, 16, 0, 7, 100 + k);
-            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
-        }
+        prime_send(c, 100);
         MPI_Request q;
         fill(big, OUTLEN, 0, 7, it);
         MPI_Isend(big, OUTLEN, MPI_INT, 1, 7, c, &q);
@@ -432,10 +446,7 @@ static void outside(MPI_Comm c, int it) {
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
         MPI_Status st, sts[2];
-        for (int k = 0; k < 4; k++) {
-            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
-            check("outside prime", rc, &st, prime, 16, 0, 7, 100 + k, 16);
-        }
+        prime_recv(c, 100);
         MPI_Recv(NULL, 0, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Request q[2];
         double t0 = now();
@@ -542,12 +553,9 @@ static void outside(MPI_Comm c, int it) {
 enum { SYNCLONG = 30000 }; /* ints: 120,000 B, past every eager limit of the transports used */
 static void syncsend(MPI_Comm c, int it) {
     static int b[SYNCLONG];
-    int prime[16], len = (it / 12) % 2 ? SYNCLONG : 16;
+    int len = (it / 12) % 2 ? SYNCLONG : 16;
     if (rank == 0) {
-        for (int k = 0; k < 4; k++) {
-            fill(prime, 16, 0, 7, 200 + k);
-            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
-        }
+        prime_send(c, 200);
         fill(b, len, 0, 10, it);
         MPI_Ssend(b, len, MPI_INT, 1, 10, c);
         double back = now(), t1 = 0;
@@ -557,10 +565,7 @@ static void syncsend(MPI_Comm c, int it) {
                  t1 - back);
     } else if (rank == 1) {
         MPI_Status st;
-        for (int k = 0; k < 4; k++) {
-            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
-            check("sync prime", rc, &st, prime, 16, 0, 7, 200 + k, 16);
-        }
+        prime_recv(c, 200);
         double t0 = now();
         while (now() - t0 < SYNCWAIT) {
             MPI_Request none = MPI_REQUEST_NULL;
@@ -585,16 +590,13 @@ static void syncsend(MPI_Comm c, int it) {
  * get B, and the second wait for a message that never comes (time limit). */
 enum { PLONG = 65536 + 13 };
 static void persist(MPI_Comm c, int it) {
-    int len = (it / 6) % 2 ? PLONG : 16, prime[16], *b = malloc((size_t)PLONG * sizeof *b);
+    int len = (it / 6) % 2 ? PLONG : 16, *b = malloc((size_t)PLONG * sizeof *b);
     if (!b) {
         FAIL("persist: out of memory");
         return;
     }
     if (rank == 0) {
-        for (int k = 0; k < 4; k++) {
-            fill(prime, 16, 0, 7, 300 + k);
-            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
-        }
+        prime_send(c, 300);
         MPI_Request q[2];
         int *b2 = malloc(8 * sizeof *b2);
         fill(b, len, 0, 12, it);
@@ -606,10 +608,7 @@ static void persist(MPI_Comm c, int it) {
         free(b2);
     } else if (rank == 1) {
         MPI_Status st, sts[2];
-        for (int k = 0; k < 4; k++) {
-            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
-            check("persist prime", rc, &st, prime, 16, 0, 7, 300 + k, 16);
-        }
+        prime_recv(c, 300);
         MPI_Recv(NULL, 0, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         int mode = (it / 6) % 9, w = (it / 6) % 3; /* wildcards never meet other traffic */
         int src = w == 1 ? MPI_ANY_SOURCE : 0, tag = w == 2 ? MPI_ANY_TAG : 12;
@@ -683,29 +682,23 @@ static void persist(MPI_Comm c, int it) {
  * must name it with an MPI_Message that MPI_Mrecv (Mprobe) or MPI_Imrecv (Improbe) accepts, under
  * Open MPI and MPICH alike. A short message (tag 15) follows and is probed the same way. */
 static void probed(MPI_Comm c, int it) {
-    int prime[16], *b = malloc((size_t)PLONG * sizeof *b);
+    int small[16], *b = malloc((size_t)PLONG * sizeof *b);
     if (!b) {
         FAIL("probed: out of memory");
         return;
     }
     if (rank == 0) {
-        for (int k = 0; k < 4; k++) {
-            fill(prime, 16, 0, 7, 400 + k);
-            MPI_Send(prime, 16, MPI_INT, 1, 7, c);
-        }
+        prime_send(c, 400);
         MPI_Request q;
         fill(b, PLONG, 0, 14, it);
         MPI_Isend(b, PLONG, MPI_INT, 1, 14, c, &q);
         MPI_Send(NULL, 0, MPI_INT, 1, 8, MPI_COMM_WORLD);
-        fill(prime, 16, 0, 15, it + 1);
-        MPI_Send(prime, 16, MPI_INT, 1, 15, c);
+        fill(small, 16, 0, 15, it + 1);
+        MPI_Send(small, 16, MPI_INT, 1, 15, c);
         MPI_Wait(&q, MPI_STATUS_IGNORE);
     } else if (rank == 1) {
         MPI_Status st;
-        for (int k = 0; k < 4; k++) {
-            int rc = MPI_Recv(prime, 16, MPI_INT, 0, 7, c, &st);
-            check("probed prime", rc, &st, prime, 16, 0, 7, 400 + k, 16);
-        }
+        prime_recv(c, 400);
         MPI_Recv(NULL, 0, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int k = 0; k < 2; k++) {
             int tag = 14 + k, len = k ? 16 : PLONG, flag = 0, cnt = -1, rc;
