@@ -63,6 +63,7 @@ typedef struct ac_entry {
     ac_star_t star;
     double book_measure, book_monitor; /* engine time, seconds (local) */
     long settled_at;                   /* call count at the first choice */
+    int agreed;                        /* 1: its creation took a reduction (key_create) */
     /* Transfer proposed by entry_new (agreed by ac_adapt_select before it is applied). */
     int t_start, t_mode; /* candidate to start on (-1: none); 1 neighbour, 2 confirm, 3 shape,
                             4 shape with the neighbour's order */
@@ -81,6 +82,11 @@ typedef struct ac_adapt {
     ac_cand_env_t env; /* shape and network, for predictions */
     int rank;
     long id;
+    void *scratch;    /* of ac_cand_build (ac_cand_scratch_bytes) */
+    ac_entry_t *pool; /* zeroed entries for new keys (key_create), linked by next */
+    int npool, grow;  /* entries in the pool (alike on every rank); the next refill's */
+    int shapes;       /* some rank had a shape record of this communicator's shape when the
+                         engine met it: new keys may start from the shape store, and agree */
 } ac_adapt_t;
 
 static ac_adapt_t *live; /* every adaptive state of this process (under ac_lock) */
@@ -150,19 +156,72 @@ static int key_eq(const ac_key_t *x, const ac_key_t *y) {
 
 /* ---------------------------------------------------------------- entries */
 
+enum { AC_POOL_FIRST = 8, AC_POOL_MAX = 16 }; /* entries of the first refill, of any refill */
+
+static void pool_empty(ac_adapt_t *ad) {
+    while (ad->pool) {
+        ac_entry_t *x = ad->pool;
+        ad->pool = x->next;
+        free(x);
+    }
+    ad->npool = 0;
+}
+
+/* Refills the empty pool with ad->grow zeroed entries (each refill twice the last, at most
+ * AC_POOL_MAX); 0 when out of memory (the pool stays empty). Local: the caller agrees. */
+static int pool_fill(ac_adapt_t *ad) {
+    int k = ad->grow < AC_POOL_FIRST ? AC_POOL_FIRST : ad->grow;
+    for (int i = 0; i < k; i++) {
+        ac_entry_t *e = calloc(1, sizeof *e);
+        if (!e) {
+            pool_empty(ad);
+            return 0;
+        }
+        e->next = ad->pool;
+        ad->pool = e;
+        ad->npool++;
+    }
+    ad->grow = 2 * k > AC_POOL_MAX ? AC_POOL_MAX : 2 * k;
+    return 1;
+}
+
+/* An entry back to the pool (a key that could not be created). */
+static void pool_put(ac_adapt_t *ad, ac_entry_t *e) {
+    ac_star_free(&e->star);
+    memset(e, 0, sizeof *e);
+    e->next = ad->pool;
+    ad->pool = e;
+    ad->npool++;
+}
+
+static void adapt_free(ac_adapt_t *ad) {
+    if (!ad) return;
+    pool_empty(ad);
+    free(ad->scratch);
+    free(ad);
+}
+
+static int shape_known(const ac_adapt_t *ad);
+
 static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     if (ctx->sel) return ctx->sel;
     ac_adapt_t *ad = calloc(1, sizeof *ad);
-    /* Every rank must agree on whether the engine runs on this communicator. */
-    int ok = ad != NULL, all = 0;
-    PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!all) {
-        free(ad);
+    if (ad) {
+        ad->env.p = ctx->size;
+        ad->env.nodes = ctx->nnodes;
+        ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
+        ad->scratch = malloc(ac_cand_scratch_bytes());
+    }
+    /* Every rank must agree on whether the engine runs on this communicator, which includes
+     * the memory its first keys take (the pool), and on whether its new keys may look at the
+     * shape store. */
+    int v[2] = {ad && ad->scratch && pool_fill(ad), ad ? -shape_known(ad) : 0};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, ctx->comm);
+    if (!v[0]) {
+        adapt_free(ad);
         return NULL;
     }
-    ad->env.p = ctx->size;
-    ad->env.nodes = ctx->nnodes;
-    ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
+    ad->shapes = -v[1];
     ad->rank = ctx->rank;
     ad->id = ctx->id;
     ac_net_measure(ctx, &ad->env.net, ac_g.set.learn);
@@ -193,6 +252,17 @@ static int shape_match(const ac_shape_rec_t *r, const ac_adapt_t *ad, const ac_k
     return r->coll == k->coll && r->root == k->root && r->op == k->op && r->inplace == k->inplace &&
            r->p == ad->env.p && r->nodes == ad->env.nodes && r->ppn == ad->env.ppn &&
            r->size == k->size;
+}
+
+/* This process has a record of a communicator of ad's shape (any collective and size). */
+static int shape_known(const ac_adapt_t *ad) {
+    int found = 0;
+    ac_lock();
+    for (int i = 0; i < nshapes && !found; i++)
+        found = shapes[i].p == ad->env.p && shapes[i].nodes == ad->env.nodes &&
+                shapes[i].ppn == ad->env.ppn;
+    ac_unlock();
+    return found;
 }
 
 /* A key settled: remember its choice for communicators of the same shape. */
@@ -292,8 +362,9 @@ static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
         }
     }
     /* The same size settled on a communicator of the same shape: its choice is the start (the
-     * neighbour, if any, still orders the probes). */
-    if (e->t_mode != 2 && e->key.exact && !e->key.site) {
+     * neighbour, if any, still orders the probes). Only where the engine agrees such proposals
+     * (ad->shapes, key_create). */
+    if (ad->shapes && e->t_mode != 2 && e->key.exact && !e->key.site) {
         int start = -1;
         ac_lock();
         for (int i = 0; i < nshapes && start < 0; i++)
@@ -320,12 +391,19 @@ static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
     e->t_hash = (unsigned)((h ^ (h >> 32)) & 0x3fffffff);
 }
 
+/* A new key's entry, from the pool (which the caller filled), or NULL (nothing to choose
+ * from, alike on every rank; or, classic learner only, out of memory) with the entry back in
+ * the pool. */
 static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_t *a,
                              const ac_key_t *k) {
-    ac_entry_t *e = calloc(1, sizeof *e);
+    ac_entry_t *e = ad->pool;
     if (!e) return NULL;
+    ad->pool = e->next;
+    ad->npool--;
+    e->next = NULL;
     int group[AC_STAR_MAX], considered;
-    int n = ac_cand_build(ctx, a, &ad->env, AC_STAR_MAX, e->cand, e->pred, group, &considered);
+    int n = ac_cand_build(ctx, a, &ad->env, AC_STAR_MAX, ad->scratch, e->cand, e->pred, group,
+                          &considered);
     e->n = n;
     e->considered = considered;
     e->key = *k;
@@ -362,8 +440,7 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
             }
     }
     if (n <= 0 || ac_star_init(&e->star, &cfg, ad->env.p, n, group) != 0) {
-        ac_star_free(&e->star);
-        free(e);
+        pool_put(ad, e);
         return NULL;
     }
     /* With one rank per node a node-aware candidate is its inter-node part plus the set-up of
@@ -398,6 +475,55 @@ static ac_entry_t *entry_find(ac_adapt_t *ad, const ac_key_t *k) {
     return NULL;
 }
 
+/* A new key, or NULL on every rank (docs/adaptive.md, "Keys without a reduction"). Its entry
+ * comes from the communicator's pool, whose memory every rank agreed on when it was filled,
+ * and its candidates are listed alike everywhere in agreed scratch space, so with the racing
+ * learner its creation cannot fail on one rank only, and a transfer proposal made from this
+ * communicator's own keys is agreed by construction: no communication. One reduction is made
+ * only where something may differ between ranks: when the pool must be refilled (memory), on
+ * a communicator whose keys may start from the shape store (this process's view), and in the
+ * classic learner (whose state machine allocates as it goes). Every condition is alike on
+ * every rank (the pool's count, ad->shapes, the settings). */
+static ac_entry_t *key_create(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_t *a,
+                              const ac_key_t *k) {
+    if (ad->nkeys >= AC_MAX_KEYS) return NULL;
+    int agree = !ac_g.set.learn || ad->shapes || ad->npool == 0, refilled = 0;
+    int ok = ad->npool > 0 || (refilled = pool_fill(ad));
+    ac_entry_t *e = ok ? entry_new(ad, ctx, a, k) : NULL;
+    int apply = e && e->t_start >= 0;
+    if (agree) {
+        /* With it, the transfer proposal: applied only when every rank proposes the same. */
+        int ts = e ? e->t_start : -1, th = e ? (int)e->t_hash : 0;
+        int v[5] = {e != NULL, ts, -ts, th, -th};
+        PMPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_INT, MPI_MIN, ctx->comm);
+        if (e) e->agreed = 1;
+        if (!v[0]) {
+            if (e) { /* created here but not everywhere: forget it again */
+                ad->bucket[key_hash(k)] = e->next;
+                ad->nkeys--;
+                pool_put(ad, e);
+            }
+            if (refilled) pool_empty(ad); /* here, but maybe not everywhere */
+            return NULL;
+        }
+        apply = v[1] >= 0 && v[1] == -v[2] && v[3] == -v[4];
+    }
+    if (!e) return NULL; /* nothing to choose from, alike everywhere */
+    if (apply &&
+        ac_star_transfer(&e->star, e->t_start, e->t_mode == 3 ? NULL : e->t_hint,
+                         e->t_mode == 3 ? NULL : e->t_prune) == 0 &&
+        ac_g.set.verbose >= 2 && ctx->rank == 0) {
+        char key[160], name[128];
+        key_text(e, key, sizeof key);
+        ac_inst_format(&e->cand[e->t_start], name, sizeof name);
+        ac_log("comm %ld (p=%d) %s starts on %s (%s)", ctx->id, ctx->size, key, name,
+               e->t_mode >= 3   ? "same shape"
+               : e->t_mode == 2 ? "confirming both neighbouring sizes"
+                                : "neighbouring size");
+    }
+    return e;
+}
+
 /* ---------------------------------------------------------------- selection */
 
 int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket_t *tk) {
@@ -415,41 +541,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
         if (s[0] == -s[1]) k.site = (unsigned long long)s[0];
     }
     ac_entry_t *e = entry_find(ad, &k);
-    if (!e) {
-        /* The candidate list is computed identically everywhere, but memory can fail on one
-         * rank only: agree before using the new key. */
-        int ok = 0, v[5], all;
-        if (ad->nkeys < AC_MAX_KEYS) {
-            e = entry_new(ad, ctx, a, &k);
-            ok = e != NULL;
-        }
-        /* With it, the transfer proposal: applied only when every rank proposes the same. */
-        int ts = e ? e->t_start : -1, th = e ? (int)e->t_hash : 0;
-        v[0] = ok, v[1] = ts, v[2] = -ts, v[3] = th, v[4] = -th;
-        PMPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_INT, MPI_MIN, ctx->comm);
-        all = v[0];
-        if (all && v[1] >= 0 && v[1] == -v[2] && v[3] == -v[4] &&
-            ac_star_transfer(&e->star, e->t_start, e->t_mode == 3 ? NULL : e->t_hint,
-                             e->t_mode == 3 ? NULL : e->t_prune) == 0 &&
-            ac_g.set.verbose >= 2 && ctx->rank == 0) {
-            char key[160], name[128];
-            key_text(e, key, sizeof key);
-            ac_inst_format(&e->cand[e->t_start], name, sizeof name);
-            ac_log("comm %ld (p=%d) %s starts on %s (%s)", ctx->id, ctx->size, key, name,
-                   e->t_mode >= 3   ? "same shape"
-                   : e->t_mode == 2 ? "confirming both neighbouring sizes"
-                                    : "neighbouring size");
-        }
-        if (!all) {
-            if (e) { /* created here but not everywhere: forget it again */
-                ad->bucket[key_hash(&k)] = e->next;
-                ad->nkeys--;
-                ac_star_free(&e->star);
-                free(e);
-            }
-            return MPI_ERR_NO_MEM;
-        }
-    }
+    if (!e && !(e = key_create(ad, ctx, a, &k))) return MPI_ERR_NO_MEM;
     tk->entry = e;
     tk->cand = ac_star_next(&e->star);
     tk->probe = ac_star_probing(&e->star);
@@ -549,7 +641,7 @@ void ac_adapt_record(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double 
 int ac_adapt_model_best(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
     ac_adapt_t *ad = adapt_of(ctx);
     if (!ad) return -1;
-    return ac_cand_model_best(ctx, a, &ad->env, out);
+    return ac_cand_model_best(ctx, a, &ad->env, ad->scratch, out);
 }
 
 AC_EXPORT int autocoll_adaptive_info(MPI_Comm comm, int coll, unsigned long long bytes,
@@ -687,20 +779,22 @@ static void harvest(ac_adapt_t *ad, int parts) {
                 arrival_text(ad, e, at, sizeof at);
                 if (s->score[cur] < 0) {
                     ac_log("adaptive comm %ld %s: calls %ld, all spent probing (%d candidates "
-                           "of %d, %d pruned)%s",
-                           ad->id, key, s->calls, e->n, e->considered, e->considered - e->n, at);
+                           "of %d, %d pruned), reductions %ld (key creation %d)%s",
+                           ad->id, key, s->calls, e->n, e->considered, e->considered - e->n,
+                           s->decisions + e->agreed, e->agreed, at);
                 } else {
                     /* STAR's overheads: probing worse algorithms (probe time above the chosen
                      * one's score), bookkeeping while measuring, bookkeeping while monitoring. */
                     double worse = s->probe_time - (double)s->probe_calls * s->score[cur];
                     ac_log("adaptive comm %ld %s: calls %ld, probing %ld (%d candidates of %d, "
                            "%d pruned), chose %s %.2f us, runner-up %s %.2f us, switches %ld, "
+                           "reductions %ld (key creation %d), "
                            "overhead probing-worse %.3f ms, bookkeeping %.3f ms, monitoring "
                            "%.3f ms%s",
                            ad->id, key, s->calls, s->probe_calls, e->n, e->considered,
                            e->considered - e->n, name, 1e6 * s->score[cur], alt,
-                           r >= 0 ? 1e6 * s->score[r] : 0.0, s->switches,
-                           1e3 * (worse > 0 ? worse : 0), 1e3 * e->book_measure,
+                           r >= 0 ? 1e6 * s->score[r] : 0.0, s->switches, s->decisions + e->agreed,
+                           e->agreed, 1e3 * (worse > 0 ? worse : 0), 1e3 * e->book_measure,
                            1e3 * e->book_monitor, at);
                 }
             }
@@ -749,7 +843,7 @@ void ac_adapt_ctx_free(ac_ctx_t *ctx) {
     }
     harvest(ad, HV_LOG | HV_LEARN);
     ac_unlock();
-    free(ad);
+    adapt_free(ad);
 }
 
 void ac_adapt_finalize(void) {
@@ -764,7 +858,7 @@ void ac_adapt_finalize(void) {
         ac_adapt_t *ad = retired;
         retired = ad->next_live;
         harvest(ad, HV_LOG);
-        free(ad);
+        adapt_free(ad);
     }
     nretired = 0;
     free(arr);

@@ -80,11 +80,14 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
     return kept;
 }
 
+size_t ac_cand_scratch_bytes(void) {
+    return AC_ALL_INST * sizeof(ac_cand_t);
+}
+
 int ac_cand_build(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env, int max,
-                  ac_inst_t *cand, double *pred, int *group, int *considered) {
-    ac_cand_t *all = malloc(AC_ALL_INST * sizeof *all);
+                  void *scratch, ac_inst_t *cand, double *pred, int *group, int *considered) {
+    ac_cand_t *all = scratch;
     *considered = 0;
-    if (!all) return 0;
     int n = candidates(env, ctx, a, all, considered);
     if (n > max) n = max;
     for (int i = 0; i < n; i++) {
@@ -97,17 +100,15 @@ int ac_cand_build(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *
                 break;
             }
     }
-    free(all);
     return n;
 }
 
 int ac_cand_model_best(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env,
-                       ac_inst_t *out) {
-    ac_cand_t *all = malloc(AC_ALL_INST * sizeof *all);
-    int considered, best = -1, n = all ? candidates(env, ctx, a, all, &considered) : 0;
+                       void *scratch, ac_inst_t *out) {
+    ac_cand_t *all = scratch;
+    int considered, best = -1, n = candidates(env, ctx, a, all, &considered);
     for (int i = 0; i < n && best < 0; i++)
         if (all[i].pred >= 0) best = i;
     if (best >= 0) *out = all[best].in;
-    free(all);
     return best >= 0 ? 0 : -1;
 }

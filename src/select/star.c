@@ -13,9 +13,10 @@
  * of an entry absorbs the skew that the previous candidate or the reduction left between ranks:
  * a candidate's score is its mean without the first call of each entry once it has such calls,
  * else the mean of its single-call samples; an entry of more than ITER calls (the current
- * choice earning budget, at most 4 x ITER calls) replaces its score with what it costs now. The key starts with one entry of race_iter calls
- * of the incumbent. After each batch: samples are added; candidates clearly slower than the
- * best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
+ * choice earning budget, at most 4 x ITER calls) replaces its score with what it costs now.
+ * The key starts with one entry of the incumbent, as long as the budget needs to cover the
+ * first batch of probes (race_first_calls). After each batch: samples are added; candidates
+ * clearly slower than the best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
  * with race_iter samples and a better mean than the current choice becomes it; the next batch
  * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
  * order, those marked late last) while their expected excess over the current choice's time b
@@ -106,17 +107,35 @@ static int race_batch(ac_star_t *s, const int *cand, const int *calls, int k) {
     return 0;
 }
 
+/* Calls of the key's first entry (the start candidate alone): as many as the budget needs
+ * before it covers the first batch of probes, so that the first reduction already plans it.
+ * At the first decision every pending probe is untried and nothing has been explored, so each
+ * costs b / 2 (two calls' worth with clean probes: race_cost) and the budget is explore x
+ * (calls so far) x b: the count does not depend on b, and deciding after race_iter calls, as
+ * the key did before, only planned this many more calls of the start (one reduction more per
+ * key, for nothing). 5 % more, since the first call (in the time so far, not in b) can be
+ * the faster one. At least race_iter calls (the start's samples), at most 4 x ITER (the key
+ * decides again at least that often). */
+static int race_first_calls(const ac_star_t *s) {
+    int np = 0;
+    for (int c = 0; c < s->n; c++)
+        np += s->alive[c] && c != s->cur;
+    int k = np < AC_RACE_BATCH ? np : AC_RACE_BATCH, m = s->cfg.race_iter;
+    double need = 0.5 * k * (1 + (s->cfg.clean_probe != 0)), cap = 4.0 * s->cfg.iter;
+    if (k > 0 && s->cfg.explore > 0 && need > s->cfg.explore * m)
+        m = (int)fmin(cap, ceil(1.05 * need / s->cfg.explore));
+    return m > s->cfg.race_iter ? m : s->cfg.race_iter;
+}
+
 static int race_init(ac_star_t *s) {
-    int len = 4 * AC_STAR_MAX;
-    s->buf = calloc((size_t)len, sizeof *s->buf);
-    if (!s->buf) return -1;
-    s->buflen = len;
+    s->buf = s->rbuf;
+    s->buflen = (int)(sizeof s->rbuf / sizeof s->rbuf[0]);
     for (int c = 0; c < s->n; c++)
         s->alive[c] = 1;
-    /* The incumbent first, race_iter calls in one entry: its time without the first call,
-     * which absorbs what came before (the communicator's set-up, the application's skew). */
+    /* The incumbent first, in one entry: its time without the first call, which absorbs what
+     * came before (the communicator's set-up, the application's skew). */
     s->cur = s->cfg.incumbent;
-    int cand = s->cur, calls = s->cfg.race_iter;
+    int cand = s->cur, calls = race_first_calls(s);
     return race_batch(s, &cand, &calls, 1);
 }
 
@@ -261,6 +280,7 @@ int ac_star_transfer(ac_star_t *s, int start, const double *hint, const int *pru
         if (prune[c] == 1) s->late[c] = 2;
         if (prune[c] == 2) s->alive[c] = 0;
     }
+    s->rcalls[0] = race_first_calls(s);
     return 0;
 }
 
@@ -303,7 +323,7 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
 }
 
 void ac_star_free(ac_star_t *s) {
-    free(s->buf);
+    if (s->buf != s->rbuf) free(s->buf);
     s->buf = NULL;
     s->buflen = 0;
 }

@@ -107,6 +107,8 @@ typedef struct {
                               rank) */
     double hint[AC_STAR_MAX]; /* racing: order of the untried candidates within a level, lower
                                  first, ties in probe order (0 by default; ac_star_transfer) */
+    long long rbuf[4 * AC_STAR_MAX]; /* racing: the reduction buffer (buf), inside the state so
+                                        that a key's creation cannot fail on one rank only */
 } ac_star_t;
 
 /* Returns 0, or -1 when out of memory or n is not in [1, AC_STAR_MAX]. */

@@ -8,7 +8,8 @@
  * clearly slower candidate is dropped after its first call while a close one is sampled to the
  * end; the no-regret rule runs the incumbent while the budget is spent, keeps the probes'
  * excess within the budget (plus one batch), replaces the incumbent once a candidate has
- * proven faster, and leaves a short run untouched.
+ * proven faster, and leaves a short run untouched; the first reduction of a key comes when the
+ * budget covers the first batch of probes, and plans it.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -369,6 +370,47 @@ static void race_drops_slow_after_one_call(void **st) {
     world_free(&w);
 }
 
+static void race_first_reduction_plans_probes(void **st) {
+    (void)st;
+    /* The start runs until the budget covers the first batch of probes, and the first
+     * reduction already plans it: with explore 0.10, 3 untried probes of b / 2 each need
+     * 1.5 b, earned in 15 calls of the start (16 with the 5 % margin); no reduction before. */
+    scen_t sc = {{1, 0.5, 3, 3, 3, 3, 3, 3, 3}, -1, 0, 0, 1};
+    world_t w;
+    world_init(&w, &racing, 9, NULL);
+    for (int i = 0; i < 16; i++) {
+        assert_int_equal(w.s[0].decisions, 0);
+        assert_int_equal(world_call(&w, scen_clock, &sc), 0);
+    }
+    assert_int_equal(w.s[0].decisions, 1);
+    assert_int_equal(w.s[0].probe_calls, 0);
+    assert_int_not_equal(world_call(&w, scen_clock, &sc), 0); /* the first probe */
+    world_free(&w);
+    /* Two-call probes need twice the budget (32 calls); an ample budget none (race_iter); a
+     * confirmation (only the MPI library's algorithm left to probe, b / 2) 6 calls; a small
+     * budget the cap (4 x ITER). */
+    struct {
+        double explore;
+        int clean, confirm;
+        long first;
+    } cases[] = {{0.10, 1, 0, 32}, {100, 0, 0, 3}, {0.10, 0, 1, 6}, {0.01, 0, 0, 40}};
+    for (int t = 0; t < 4; t++) {
+        ac_star_cfg_t cfg = racing;
+        cfg.explore = cases[t].explore;
+        cfg.clean_probe = cases[t].clean;
+        int prune[9] = {1, 0, 2, 2, 2, 2, 2, 2, 2};
+        world_init(&w, &cfg, 9, NULL);
+        if (cases[t].confirm)
+            for (int r = 0; r < P; r++)
+                assert_int_equal(ac_star_transfer(&w.s[r], 1, NULL, prune), 0);
+        long at = 0;
+        while (w.s[0].decisions == 0)
+            world_call(&w, scen_clock, &sc), at++;
+        assert_int_equal(at, cases[t].first);
+        world_free(&w);
+    }
+}
+
 static void race_no_regret(void **st) {
     (void)st;
     /* Incumbent 0 (1 ms); 1 is the best (0.5 ms), probed first; 2..8 cost 3 ms. */
@@ -706,6 +748,7 @@ int main(void) {
         cmocka_unit_test(single_candidate_never_reduces),
         cmocka_unit_test(iter_one_and_bad_init),
         cmocka_unit_test(race_drops_slow_after_one_call),
+        cmocka_unit_test(race_first_reduction_plans_probes),
         cmocka_unit_test(race_no_regret),
         cmocka_unit_test(race_picks_fastest),
         cmocka_unit_test(race_ranks_cannot_diverge),
