@@ -108,7 +108,7 @@ void ac_trace_mpi_setup(int collective) {
         ac_ctx_t *w = NULL;
         if (ac_ctx_get(MPI_COMM_WORLD, &w) == MPI_SUCCESS) { /* T of the arrival factors */
             ac_net_t net;
-            ac_net_measure(w, &net, 1); /* the light measurement: enough for T */
+            ac_net_measure(w, &net, 1, NULL); /* the light measurement: enough for T */
             int multi = w->nnodes > 1;
             net_alpha = multi ? net.a_inter : net.a_intra;
             net_beta = multi ? net.b_inter : net.b_intra;

@@ -215,8 +215,10 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     /* Every rank must agree on whether the engine runs on this communicator, which includes
      * the memory its first keys take (the pool), and on whether its new keys may look at the
      * shape store. */
-    int v[2] = {ad && ad->scratch && pool_fill(ad), ad ? -shape_known(ad) : 0};
-    PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, ctx->comm);
+    ac_net_t known;
+    int v[3] = {ad && ad->scratch && pool_fill(ad), ad ? -shape_known(ad) : 0,
+                ctx->rank ? 1 : ac_net_lookup(ctx, ac_g.set.learn, &known)};
+    PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, ctx->comm);
     if (!v[0]) {
         adapt_free(ad);
         return NULL;
@@ -224,7 +226,8 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
     ad->shapes = -v[1];
     ad->rank = ctx->rank;
     ad->id = ctx->id;
-    ac_net_measure(ctx, &ad->env.net, ac_g.set.learn);
+    /* rank 0's figures of an earlier communicator of this shape, if it has some (v[2]) */
+    ac_net_measure(ctx, &ad->env.net, ac_g.set.learn, v[2] ? &known : NULL);
     ac_lock();
     ad->next_live = live;
     live = ad;
@@ -487,7 +490,7 @@ static ac_entry_t *entry_find(ac_adapt_t *ad, const ac_key_t *k) {
 static ac_entry_t *key_create(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_t *a,
                               const ac_key_t *k) {
     if (ad->nkeys >= AC_MAX_KEYS) return NULL;
-    int agree = !ac_g.set.learn || ad->shapes || ad->npool == 0, refilled = 0;
+    int agree = !ac_g.set.learn || ad->shapes || ad->npool == 0, refilled = 0, grow = ad->grow;
     int ok = ad->npool > 0 || (refilled = pool_fill(ad));
     ac_entry_t *e = ok ? entry_new(ad, ctx, a, k) : NULL;
     int apply = e && e->t_start >= 0;
@@ -504,6 +507,7 @@ static ac_entry_t *key_create(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args
                 pool_put(ad, e);
             }
             if (refilled) pool_empty(ad); /* here, but maybe not everywhere */
+            ad->grow = grow;              /* so that the next refill is alike everywhere */
             return NULL;
         }
         apply = v[1] >= 0 && v[1] == -v[2] && v[3] == -v[4];

@@ -9,7 +9,8 @@
 #  3. 12 keys, more than the first pool holds (8): exactly one creation reduction (the refill);
 #  4. the same pattern on 3 communicators of one shape, one after the other: the keys of the
 #     first make no creation reduction, those of the later two (created when this process had
-#     records of their shape) one each, and some start on what the first one chose;
+#     records of their shape) one each, and some start on what the first one chose; the network
+#     is measured on the first and its figures reused by the later two;
 #  5. the classic learner: one creation reduction per key.
 # Usage: lean.sh SMPIRUN APP_BIN PLATFORM_PREFIX
 set -u
@@ -66,6 +67,10 @@ kl=$(for c in $(echo "$ids" | tail -n +2); do keys comms "$c"; done | awk '{prin
     grep -q 'starts on .* (same shape)' "$tmp/comms" &&
     ok "3 communicators of one shape: the first without creation reductions, the later ones with, same-shape starts" ||
     { bad "3 communicators: ids $(echo $ids), first $k1, later $kl"; grep 'reductions\|starts on' "$tmp/comms"; }
+[ "$(grep -c 'alpha/beta intra-node' "$tmp/comms")" = 1 ] &&
+    [ "$(grep -c 'alpha/beta as measured on an earlier communicator of its shape' "$tmp/comms")" = 2 ] &&
+    ok "3 communicators of one shape: the network measured once, then reused" ||
+    { bad "3 communicators: network measurements"; grep 'alpha/beta' "$tmp/comms"; }
 
 run classic AUTOCOLL_LEARN=classic -- --rounds 10 allreduce:256 bcast:4096 reduce:4096
 k=$(keys classic '[0-9]*' | awk '{print $2}' | sort -u)
