@@ -82,7 +82,6 @@ typedef struct ac_adapt {
     ac_cand_env_t env; /* shape and network, for predictions */
     int rank;
     long id;
-    void *scratch;    /* of ac_cand_build (ac_cand_scratch_bytes) */
     ac_entry_t *pool; /* zeroed entries for new keys (key_create), linked by next */
     int npool, grow;  /* entries in the pool (alike on every rank); the next refill's */
     int shapes;       /* some rank had a shape record of this communicator's shape when the
@@ -197,7 +196,6 @@ static void pool_put(ac_adapt_t *ad, ac_entry_t *e) {
 static void adapt_free(ac_adapt_t *ad) {
     if (!ad) return;
     pool_empty(ad);
-    free(ad->scratch);
     free(ad);
 }
 
@@ -210,13 +208,12 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
         ad->env.p = ctx->size;
         ad->env.nodes = ctx->nnodes;
         ad->env.ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
-        ad->scratch = malloc(ac_cand_scratch_bytes());
     }
     /* Every rank must agree on whether the engine runs on this communicator, which includes
      * the memory its first keys take (the pool), and on whether its new keys may look at the
      * shape store. */
     ac_net_t known;
-    int v[3] = {ad && ad->scratch && pool_fill(ad), ad ? -shape_known(ad) : 0,
+    int v[3] = {ad && pool_fill(ad), ad ? -shape_known(ad) : 0,
                 ctx->rank ? 1 : ac_net_lookup(ctx, ac_g.set.learn, &known)};
     PMPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, ctx->comm);
     if (!v[0]) {
@@ -405,8 +402,7 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
     ad->npool--;
     e->next = NULL;
     int group[AC_STAR_MAX], considered;
-    int n = ac_cand_build(ctx, a, &ad->env, AC_STAR_MAX, ad->scratch, e->cand, e->pred, group,
-                          &considered);
+    int n = ac_cand_build(ctx, a, &ad->env, AC_STAR_MAX, e->cand, e->pred, group, &considered);
     e->n = n;
     e->considered = considered;
     e->key = *k;
@@ -478,9 +474,9 @@ static ac_entry_t *entry_find(ac_adapt_t *ad, const ac_key_t *k) {
     return NULL;
 }
 
-/* A new key, or NULL on every rank (docs/adaptive.md, "Keys without a reduction"). Its entry
+/* A new key, or NULL on every rank (docs/adaptive.md, "Reductions of a short run"). Its entry
  * comes from the communicator's pool, whose memory every rank agreed on when it was filled,
- * and its candidates are listed alike everywhere in agreed scratch space, so with the racing
+ * and its candidates are listed alike everywhere without allocating, so with the racing
  * learner its creation cannot fail on one rank only, and a transfer proposal made from this
  * communicator's own keys is agreed by construction: no communication. One reduction is made
  * only where something may differ between ranks: when the pool must be refilled (memory), on
@@ -645,7 +641,7 @@ void ac_adapt_record(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double 
 int ac_adapt_model_best(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out) {
     ac_adapt_t *ad = adapt_of(ctx);
     if (!ad) return -1;
-    return ac_cand_model_best(ctx, a, &ad->env, ad->scratch, out);
+    return ac_cand_model_best(ctx, a, &ad->env, out);
 }
 
 AC_EXPORT int autocoll_adaptive_info(MPI_Comm comm, int coll, unsigned long long bytes,

@@ -10,6 +10,7 @@
  * only on values identical on every rank, so every rank builds the same list.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "candidates.h"
@@ -80,13 +81,15 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
     return kept;
 }
 
-size_t ac_cand_scratch_bytes(void) {
-    return AC_ALL_INST * sizeof(ac_cand_t);
-}
+/* The instances considered for one key, in static storage so that listing them cannot fail
+ * on one rank only (the engine creates keys without communicating, adapt.c), under its own
+ * lock (keys of several communicators may be created by several threads at once). */
+static ac_cand_t all[AC_ALL_INST];
+static pthread_mutex_t all_mtx = PTHREAD_MUTEX_INITIALIZER;
 
 int ac_cand_build(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env, int max,
-                  void *scratch, ac_inst_t *cand, double *pred, int *group, int *considered) {
-    ac_cand_t *all = scratch;
+                  ac_inst_t *cand, double *pred, int *group, int *considered) {
+    pthread_mutex_lock(&all_mtx);
     *considered = 0;
     int n = candidates(env, ctx, a, all, considered);
     if (n > max) n = max;
@@ -100,15 +103,17 @@ int ac_cand_build(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *
                 break;
             }
     }
+    pthread_mutex_unlock(&all_mtx);
     return n;
 }
 
 int ac_cand_model_best(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env,
-                       void *scratch, ac_inst_t *out) {
-    ac_cand_t *all = scratch;
+                       ac_inst_t *out) {
+    pthread_mutex_lock(&all_mtx);
     int considered, best = -1, n = candidates(env, ctx, a, all, &considered);
     for (int i = 0; i < n && best < 0; i++)
         if (all[i].pred >= 0) best = i;
     if (best >= 0) *out = all[best].in;
+    pthread_mutex_unlock(&all_mtx);
     return best >= 0 ? 0 : -1;
 }

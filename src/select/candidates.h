@@ -15,25 +15,20 @@ typedef struct {
     ac_net_t net;
 } ac_cand_env_t;
 
-/* Bytes of the scratch space that ac_cand_build and ac_cand_model_best work in. The caller
- * allocates it once, where every rank agrees that it could (adapt.c, per communicator), so
- * that neither can fail on one rank only. */
-size_t ac_cand_scratch_bytes(void);
-
 /* The candidates of call a on ctx, in probe order: every instance that can run the call (of
  * those named by AUTOCOLL_CANDIDATES_<COLL> when set), without those predicted more than
  * AUTOCOLL_PRUNE times slower than the best prediction, sorted by prediction (instances
  * without a model as early as the best one), ties in registry order. Fills the first (at most
  * max) into cand, pred (seconds; < 0: no model) and group (STAR group: the index of the
- * group's first candidate, its representative), working in scratch (ac_cand_scratch_bytes).
- * Returns how many (0 when none); *considered is the count before pruning. Identical on every
- * rank. */
+ * group's first candidate, its representative). Returns how many (0 when none);
+ * *considered is the count before pruning. Identical on every rank; allocates nothing, so it
+ * cannot fail on one rank only. Thread-safe. */
 int ac_cand_build(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env, int max,
-                  void *scratch, ac_inst_t *cand, double *pred, int *group, int *considered);
+                  ac_inst_t *cand, double *pred, int *group, int *considered);
 
 /* The candidate the cost models predict fastest (mode model): 0 and *out, or -1 when no
  * candidate has a model. */
 int ac_cand_model_best(const ac_ctx_t *ctx, const ac_args_t *a, const ac_cand_env_t *env,
-                       void *scratch, ac_inst_t *out);
+                       ac_inst_t *out);
 
 #endif
