@@ -5,7 +5,9 @@
  * every rank creates it at the same point): a private duplicate for all library traffic, and the
  * node layout. Communicator budget (docs/messages.md): one duplicate per user communicator that
  * calls a collective; a node and a leader communicator only once a node-aware algorithm runs on
- * it (ac_ctx_nodes). The split that finds the layout is freed at once. They are not shared
+ * it (ac_ctx_nodes). The split that finds the layout is freed at once; it is made only on
+ * the first communicator of every world rank, whose layout then gives every later
+ * communicator's without communication (world_node, layout_known). They are not shared
  * between user communicators of the same group: calls on two such communicators may interleave
  * differently on different ranks (threads, or any order MPI allows), and shared internal
  * communicators would then mix their messages. Freed by the attribute's delete callback when the
@@ -107,10 +109,18 @@ ac_ctx_t *ac_ctx_lookup(MPI_Comm comm) {
     return val == &inter_mark ? NULL : val;
 }
 
+/* The shared-memory node of every rank of MPI_COMM_WORLD (numbered as in the layout of a
+ * communicator of all of them), once some such communicator has been laid out: later
+ * communicators find their layout from it without communicating (layout_known, layout).
+ * Written at the same collective call on every rank, then unchanged until MPI_Finalize. */
+static int *world_node, world_size;
+
 void ac_ctx_free_all(void) {
     /* Contexts of communicators the user never freed are released by MPI_Finalize itself; the
      * two predefined communicators are ours to clean before that. Order is the same on every
      * rank, as MPI_Comm_free is collective. */
+    free(world_node);
+    world_node = NULL;
     if (keyval == MPI_KEYVAL_INVALID) return;
     MPI_Comm pre[2] = {MPI_COMM_SELF, MPI_COMM_WORLD};
     for (int i = 0; i < 2; i++) {
@@ -122,35 +132,95 @@ void ac_ctx_free_all(void) {
     PMPI_Comm_free_keyval(&keyval);
 }
 
-/* Node layout. Nodes are numbered in the order of their lowest rank, which is their leader. The
- * node communicator used to learn it is transient: freed before returning (node_comm and
- * leader_comm are made only when a node-aware algorithm needs them, ac_ctx_nodes). */
-static int layout(ac_ctx_t *ctx) {
-    int err, p = ctx->size, me = ctx->rank, leader;
+/* This rank's world ranks of ctx's ranks (caller frees), or NULL. */
+static int *world_ranks(const ac_ctx_t *ctx) {
+    MPI_Group g = MPI_GROUP_NULL, w = MPI_GROUP_NULL;
+    int p = ctx->size, *r = malloc((size_t)p * sizeof(int)),
+        *w_of = malloc((size_t)p * sizeof(int));
+    int ok = r && w_of && PMPI_Comm_group(ctx->comm, &g) == MPI_SUCCESS &&
+             PMPI_Comm_group(MPI_COMM_WORLD, &w) == MPI_SUCCESS;
+    if (ok) {
+        for (int i = 0; i < p; i++)
+            r[i] = i;
+        ok = PMPI_Group_translate_ranks(g, p, r, w, w_of) == MPI_SUCCESS;
+    }
+    for (int i = 0; ok && i < p; i++)
+        ok = w_of[i] != MPI_UNDEFINED;
+    if (g != MPI_GROUP_NULL) PMPI_Group_free(&g);
+    if (w != MPI_GROUP_NULL) PMPI_Group_free(&w);
+    free(r);
+    if (!ok) free(w_of);
+    return ok ? w_of : NULL;
+}
+
+/* 1 when ctx's layout can come from world_node (the shared-memory layout, every rank of ctx
+ * in MPI_COMM_WORLD). Local; the caller agrees. */
+static int layout_known(const ac_ctx_t *ctx) {
+    if (!__atomic_load_n(&world_node, __ATOMIC_ACQUIRE) || ac_g.set.node_layout != AC_LAYOUT_AUTO)
+        return 0;
+    int *w = world_ranks(ctx);
+    free(w);
+    return w != NULL;
+}
+
+/* Node layout. Nodes are numbered in the order of their lowest rank, which is their leader.
+ * lead_rank[r]: the lowest rank on r's node. Known (layout_known, agreed by the caller): from
+ * world_node, without communicating. Otherwise the node communicator that finds it is
+ * transient, freed before returning (node_comm and leader_comm are made only when a
+ * node-aware algorithm needs them, ac_ctx_nodes). */
+static int layout(ac_ctx_t *ctx, int known) {
+    int err = MPI_SUCCESS, p = ctx->size, me = ctx->rank, leader;
     MPI_Comm node = MPI_COMM_NULL;
-    /* SMPI counts the actors on a host, not the ranks that have arrived: synchronise first. */
-    AC_CHECK(PMPI_Barrier(ctx->comm));
-    if (ac_g.set.node_layout == AC_LAYOUT_BLOCK)
-        AC_CHECK(PMPI_Comm_split(ctx->comm, me / ac_g.set.node_param, me, &node));
-    else if (ac_g.set.node_layout == AC_LAYOUT_CYCLIC)
-        AC_CHECK(PMPI_Comm_split(ctx->comm, me % ac_g.set.node_param, me, &node));
-    else
-        AC_CHECK(PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-    PMPI_Comm_rank(node, &ctx->node_rank);
-    PMPI_Comm_size(node, &ctx->node_size);
-    leader = me;
-    AC_CHECK(PMPI_Bcast(&leader, 1, MPI_INT, 0, node));
     ctx->node_of = malloc((size_t)p * sizeof(int));
     ctx->leader_of = malloc((size_t)p * sizeof(int));
     int *lead_rank = malloc((size_t)p * sizeof(int));
     int ok = ctx->node_of && ctx->leader_of && lead_rank, all_ok;
-    AC_CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm));
-    if (!all_ok) {
-        free(lead_rank);
-        err = MPI_ERR_NO_MEM;
-        goto fn_exit;
+    if (known) {
+        int *w = ok ? world_ranks(ctx) : NULL,
+            *first = w ? malloc((size_t)world_size * sizeof(int)) : NULL;
+        if (!first) {
+            free(w);
+            free(lead_rank);
+            return MPI_ERR_NO_MEM; /* the caller agrees */
+        }
+        for (int i = 0; i < world_size; i++)
+            first[i] = -1;
+        ctx->node_rank = ctx->node_size = 0;
+        for (int r = 0; r < p; r++) {
+            int nd = world_node[w[r]];
+            if (first[nd] < 0) first[nd] = r;
+            lead_rank[r] = first[nd];
+        }
+        for (int r = 0; r < p; r++)
+            if (lead_rank[r] == lead_rank[me]) {
+                ctx->node_size++;
+                if (r < me) ctx->node_rank++;
+            }
+        free(first);
+        free(w);
+    } else {
+        /* SMPI counts the actors on a host, not the ranks that have arrived: synchronise
+         * first. */
+        AC_CHECK(PMPI_Barrier(ctx->comm));
+        if (ac_g.set.node_layout == AC_LAYOUT_BLOCK)
+            AC_CHECK(PMPI_Comm_split(ctx->comm, me / ac_g.set.node_param, me, &node));
+        else if (ac_g.set.node_layout == AC_LAYOUT_CYCLIC)
+            AC_CHECK(PMPI_Comm_split(ctx->comm, me % ac_g.set.node_param, me, &node));
+        else
+            AC_CHECK(
+                PMPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+        PMPI_Comm_rank(node, &ctx->node_rank);
+        PMPI_Comm_size(node, &ctx->node_size);
+        leader = me;
+        AC_CHECK(PMPI_Bcast(&leader, 1, MPI_INT, 0, node));
+        AC_CHECK(PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm));
+        if (!all_ok) {
+            free(lead_rank);
+            err = MPI_ERR_NO_MEM;
+            goto fn_exit;
+        }
+        AC_CHECK(PMPI_Allgather(&leader, 1, MPI_INT, lead_rank, 1, MPI_INT, ctx->comm));
     }
-    AC_CHECK(PMPI_Allgather(&leader, 1, MPI_INT, lead_rank, 1, MPI_INT, ctx->comm));
     ctx->nnodes = 0;
     for (int r = 0; r < p; r++) {
         if (lead_rank[r] == r) ctx->leader_of[ctx->nnodes++] = r;
@@ -173,6 +243,20 @@ static int layout(ac_ctx_t *ctx) {
                      : sequential     ? AC_PLACE_SEQUENTIAL
                      : cyclic         ? AC_PLACE_CYCLIC
                                       : AC_PLACE_OTHER;
+    /* A communicator of every world rank, laid out by the shared-memory rule: keep the
+     * world's layout for later communicators (every rank of the world is here, at this call). */
+    int wsize = 0;
+    PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (!known && !world_node && p == wsize && ac_g.set.node_layout == AC_LAYOUT_AUTO) {
+        int *w = world_ranks(ctx), *map = w ? malloc((size_t)p * sizeof(int)) : NULL;
+        if (map) {
+            for (int r = 0; r < p; r++)
+                map[w[r]] = ctx->node_of[r];
+            world_size = p;
+            __atomic_store_n(&world_node, map, __ATOMIC_RELEASE);
+        }
+        free(w);
+    }
 fn_exit:
     if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
     return err;
@@ -214,14 +298,19 @@ static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
         ctx->raw_type = MPI_DATATYPE_NULL; /* its size, 0, is raw_tsize's */
     }
     err = ctx ? PMPI_Comm_dup(comm, &ctx->comm) : MPI_ERR_NO_MEM;
-    /* A rank whose duplicate failed must not enter the layout's collectives alone. */
-    ok = err == MPI_SUCCESS;
-    if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ok = 0;
-    if (all_ok) {
-        PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+    /* A rank whose duplicate failed must not enter the layout's collectives alone; whether the
+     * layout is known without them (layout_known) is agreed with it. */
+    int v[2] = {err == MPI_SUCCESS, 0};
+    if (v[0]) {
         PMPI_Comm_rank(ctx->comm, &ctx->rank);
         PMPI_Comm_size(ctx->comm, &ctx->size);
-        err = layout(ctx);
+        v[1] = layout_known(ctx);
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) v[0] = 0;
+    all_ok = v[0];
+    if (all_ok) {
+        PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
+        err = layout(ctx, v[1]);
         ok = err == MPI_SUCCESS;
         if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ok = 0;
     }
@@ -238,6 +327,9 @@ static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
     ac_lock();
     ctx->id = next_id++;
     ac_unlock();
+    if (ac_g.set.verbose >= 2 && ctx->rank == 0)
+        ac_log("comm %ld: %d ranks on %d nodes, layout %s", ctx->id, ctx->size, ctx->nnodes,
+               v[1] ? "from MPI_COMM_WORLD's (no communication)" : "found by communication");
     if (create_hook) create_hook(ctx);
     *out = ctx;
     return MPI_SUCCESS;
