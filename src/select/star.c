@@ -16,17 +16,18 @@
  * choice earning budget, at most 4 x ITER calls) replaces its score with what it costs now.
  * The key starts with one entry of the incumbent, as long as the budget needs to cover the
  * first batch of probes (race_first_calls). After each batch: samples are added; candidates
- * clearly slower than the best mean are dropped (race_margin + the best's relative spread, capped at 0.25); a candidate
- * with race_iter samples and a better mean than the current choice becomes it; the next batch
- * is planned: the pending probes in order (survivors by mean, then unsampled ones in probe
- * order, those marked late last) while their expected excess over the current choice's time b
- * (unsampled: the mean first sample of the probes so far minus b, at least b / 2; sampled:
- * their measured excess, at least b / 10, per remaining sample; a survivor gets its remaining
- * samples in one entry) fits the budget explore x total - regret, where regret is
- * what the other candidates' calls cost beyond as many calls of the initial incumbent (so fast
- * probes and a better choice earn budget; the incumbent's own calls are the reference and add
- * none). At least AC_RACE_BATCH probes go into a batch (fewer only when fewer are pending);
- * while they do not fit, the current choice runs for as many calls as it takes to earn them.
+ * clearly slower than the best mean are dropped (race_margin + the best's relative spread,
+ * capped at 0.25); a candidate with race_iter samples and a better mean than the current
+ * choice becomes it; the next batch is planned: the pending probes in order (survivors by
+ * mean, then unsampled ones in probe order, those marked late last) while their expected
+ * excess over the current choice's time b (unsampled: the mean first sample of the probes so
+ * far minus b, at least b / 2; sampled: their measured excess, at least b / 10, per remaining
+ * sample; a survivor gets its remaining samples in one entry) fits the budget explore x total
+ * - regret, where regret is what the other candidates' calls cost beyond as many calls of
+ * the initial incumbent (so fast probes and a better choice earn budget; the incumbent's own
+ * calls are the reference and add none). At least AC_RACE_BATCH probes go into a batch
+ * (fewer only when fewer are pending); while they do not fit, the current choice runs for as
+ * many calls as it takes to earn them.
  * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
  * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
  * call count, so every rank plans the same batches.
