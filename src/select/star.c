@@ -177,6 +177,11 @@ static void race_decide(ac_star_t *s) {
             s->csum[c] += (double)s->buf[2 * i + 1] * 1e-9;
             s->ncln[c] += k - 1;
         }
+        if (k > 1 && s->ntotal > 0) { /* the key's first entry pays for its set-up */
+            double rest = (double)s->buf[2 * i + 1] * 1e-9, x = v - rest - rest / (k - 1);
+            s->skew[c] += x > 0 ? x : 0;
+            s->nskew[c]++;
+        }
         if (s->nsamp[c] == 0 && c != s->cfg.incumbent) {
             s->first += mean;
             s->nfirst++;
@@ -246,9 +251,17 @@ static void race_decide(ac_star_t *s) {
         need += race_cost(s, pend[i], b);
     if (need > avail) {
         /* Earn a batch (one reduction per AC_RACE_BATCH probes at least, fewer only when
-         * fewer are pending): m calls of the incumbent add explore x m x b to the budget. */
+         * fewer are pending): m calls of the current choice add explore x m x b to the budget,
+         * and m (inc - b) less regret when it is not the initial incumbent; its entry's first
+         * call then adds to the regret what first calls of its entries have cost beyond the
+         * others (the mean seen so far: the skew the reduction leaves, or the latency of a
+         * pipelined candidate, paid again after every reduction). Without that term an entry
+         * too short to pay for its own first call leaves the budget where it was, and the
+         * key reduces every few calls without ever probing again. */
+        int c = s->cur;
         double gain = s->cfg.explore * b + (inc > b ? inc - b : 0);
-        double m = gain > 0 ? ceil((need - avail) / gain) : 1e9;
+        double skew = c != s->cfg.incumbent && s->nskew[c] ? s->skew[c] / s->nskew[c] : 0;
+        double m = gain > 0 ? ceil((need - avail + skew) / gain) : 1e9;
         cand[0] = s->cur;
         /* At most 4 x ITER calls per entry: the key decides again at least that often, so a
          * change of the network during a long wait is seen (its times enter the current

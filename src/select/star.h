@@ -101,6 +101,11 @@ typedef struct {
     long xn;                  /* calls behind xsum */
     double first;             /* agreed seconds: sum of the first samples of probed candidates */
     long nfirst;              /* candidates behind first */
+    double skew[AC_STAR_MAX]; /* racing: agreed seconds, sum over the candidate's entries of
+                                 two or more calls (but the key's first) of what their first
+                                 call cost beyond the mean of the others: the skew a reduction
+                                 leaves, or the latency a pipelined candidate shows after it */
+    int nskew[AC_STAR_MAX];   /* entries behind skew */
     long drops;               /* candidates eliminated */
     int late[AC_STAR_MAX];    /* racing: probe after every untried candidate of a lower level
                               (0, 1 or 2; set by the caller after ac_star_init, alike on every

@@ -9,7 +9,8 @@
  * end; the no-regret rule runs the incumbent while the budget is spent, keeps the probes'
  * excess within the budget (plus one batch), replaces the incumbent once a candidate has
  * proven faster, and leaves a short run untouched; the first reduction of a key comes when the
- * budget covers the first batch of probes, and plans it.
+ * budget covers the first batch of probes, and plans it; an entry that earns the budget back
+ * with a pipelined choice pays for that choice's latency after the reduction.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -734,6 +735,58 @@ static void rooted_probe_unbiased(void **st) {
     }
 }
 
+/* A pipelined candidate: cheap back to back, but its first call after a reduction pays the
+ * pipeline's latency (lat, ms) again. */
+typedef struct {
+    double base[9], lat[9];
+    const world_t *w;
+    long decisions;
+} pipe_t;
+
+static double pipe_clock(int c, long call, int rank, void *arg) {
+    pipe_t *k = arg;
+    (void)call;
+    (void)rank;
+    double t = k->base[c];
+    if (k->w->s[0].decisions != k->decisions) t += k->lat[c];
+    return 1e-3 * t;
+}
+
+static void race_earning_pays_first_call(void **st) {
+    (void)st;
+    /* 1 (0.4 ms back to back, 4 ms of latency after each reduction) replaces the incumbent
+     * 0 (1 ms); the last probe, 8, costs 30 ms and spends the budget. Every entry that runs
+     * the current choice to earn it back must earn more than its first call costs: the budget
+     * grows from one such entry to the next (planned too short, the key reduces every other
+     * call and the budget stands still). */
+    pipe_t k = {{1, 0.4, 3, 3, 3, 3, 3, 3, 30}, {0.5, 4, 0, 0, 0, 0, 0, 0, 0}, NULL, 0};
+    ac_star_cfg_t cfg = racing;
+    cfg.clean_probe = 1; /* as for a rooted collective: 1 is scored by its second call */
+    world_t w;
+    world_init(&w, &cfg, 9, NULL);
+    k.w = &w;
+    double last = 0;
+    int earning = 0, grew = 0;
+    for (int i = 0; i < 3000 && w.s[0].stage == AC_STAR_MEASURE; i++) {
+        long d = w.s[0].decisions;
+        world_call(&w, pipe_clock, &k);
+        k.decisions = d;
+        if (w.s[0].decisions == d) continue;
+        double avail = cfg.explore * w.s[0].total - w.s[0].regret;
+        if (earning) {
+            assert_true(avail > last);
+            grew++;
+        }
+        /* The batch just planned: one entry of the current choice, not the incumbent. */
+        earning = w.s[0].nplan == 1 && w.s[0].rplan[0] == w.s[0].cur && w.s[0].cur != 0;
+        last = avail;
+    }
+    assert_true(grew > 0);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 1);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -758,6 +811,7 @@ int main(void) {
         cmocka_unit_test(transfer_confirmation_only),
         cmocka_unit_test(transfer_refused),
         cmocka_unit_test(rooted_probe_unbiased),
+        cmocka_unit_test(race_earning_pays_first_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
