@@ -442,12 +442,6 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         pool_put(ad, e);
         return NULL;
     }
-    /* With one rank per node a node-aware candidate is its inter-node part plus the set-up of
-     * the node and leader communicators, paid by its first call (14 ms on the 16-node switch,
-     * tens of small calls): a short run's budget is better spent on the others first. */
-    if (cfg.race && ad->env.ppn == 1 && ctx->nodes == 0)
-        for (int i = 0; i < n; i++)
-            e->star.late[i] = ac_inst_node_aware(&e->cand[i]);
     e->key = *k;
     if (ac_g.set.verbose >= 3 && ctx->rank == 0) {
         char key[160], b0[128], b1[128];

@@ -6,7 +6,8 @@
  * (model.c) using the alpha/beta measured once per communicator (netmeasure.c); candidates
  * predicted more than AUTOCOLL_PRUNE times slower than the best prediction are dropped, the
  * rest are probed in predicted order, so the best-predicted member of each STAR group
- * represents it. Instances without a model (native) are never pruned. Everything here depends
+ * represents it. Instances without a model (native) are never pruned; node-aware instances
+ * are left out when every node holds one rank (racing learner, candidates()). Everything here depends
  * only on values identical on every rank, so every rank builds the same list.
  */
 #include <math.h>
@@ -54,6 +55,11 @@ static int cand_cmp(const void *x, const void *y) {
 static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_args_t *a,
                       ac_cand_t *out, int *considered) {
     int n = 0, c = a->coll;
+    /* One rank per node: a node-aware instance is its inter-node part, which is a candidate
+     * of its own, plus the set-up of the node and leader communicators (two splits, paid by
+     * its first call: 9 ms on the 16-node switch, 18 calls of a 256 B bcast). The racing
+     * learner leaves it out (the classic one keeps STAR's list). */
+    int one_per_node = ac_g.set.learn && env->ppn == 1 && env->nodes > 1;
     double best = INFINITY;
     for (int k = 0; k < ac_alg_count(c); k++) {
         const ac_alg_t *alg = ac_alg_get(c, k);
@@ -61,6 +67,7 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
         for (int i = 0; i < ac_inst_count(alg) && n < AC_ALL_INST; i++) {
             ac_inst_nth(alg, i, &out[n].in);
             if (!listed(ac_g.set.cand[c], &out[n].in)) continue;
+            if (one_per_node && ac_inst_node_aware(&out[n].in)) continue;
             out[n].pred = predict(env, a, &out[n].in);
             out[n].reg = n;
             if (out[n].pred >= 0 && out[n].pred < best) best = out[n].pred;

@@ -34,8 +34,9 @@
  *
  * Transfer (ac_star_transfer, before the first call; the caller passes the same arguments on
  * every rank): the key starts on another candidate, which becomes the incumbent (the
- * reference of the budget); untried candidates are probed by level (late: 0, 1 node-aware set-up,
- * 2 dropped at a neighbouring key) and within a level by hint (a neighbouring key's means),
+ * reference of the budget); untried candidates are probed by level (late: 0, or 2 when dropped
+ * at a neighbouring key; 1 is free for a caller) and within a level by hint (a neighbouring
+ * key's means),
  * ties in probe order; prune 2 takes a candidate out (a confirmation between two neighbours
  * that settled on the same instance). Unbiased rooted probes (cfg.clean_probe): an untried
  * candidate's entry runs two calls, so its score is its second call (the first pays for the
