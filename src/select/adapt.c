@@ -442,6 +442,15 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         pool_put(ad, e);
         return NULL;
     }
+    if (cfg.race) { /* the models' predictions, calibrated by the probes per algorithm (star.c) */
+        memcpy(e->star.pred, e->pred, (size_t)n * sizeof e->pred[0]);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++)
+                if (e->cand[j].alg == e->cand[i].alg) {
+                    e->star.fam[i] = j;
+                    break;
+                }
+    }
     e->key = *k;
     if (ac_g.set.verbose >= 3 && ctx->rank == 0) {
         char key[160], b0[128], b1[128];

@@ -19,7 +19,8 @@
  * clearly slower than the best mean are dropped (race_margin + the best's relative spread,
  * capped at 0.25); a candidate with race_iter samples and a better mean than the current
  * choice becomes it; the next batch is planned: the pending probes in order (survivors by
- * mean, then unsampled ones in probe order, those marked late last) while their expected
+ * mean, then unsampled ones by the models' predictions calibrated by the samples of their
+ * algorithm (race_calibrate) and probe order, those marked late last) while their expected
  * excess over the current choice's time b (unsampled: the mean first sample of the probes so
  * far minus b, at least b / 2; sampled: their measured excess, at least b / 10, per remaining
  * sample; a survivor gets its remaining samples in one entry) fits the budget explore x total
@@ -165,6 +166,36 @@ static double race_cost(const ac_star_t *s, int c, double b) {
     return (x < 0.1 * b ? 0.1 * b : x) * (double)(s->cfg.race_iter - s->nsamp[c]);
 }
 
+/* The models, calibrated per algorithm (its instances differ in parameters only, and the
+ * models' error is much the same across them; across algorithms it is not, even within a STAR
+ * group: a latency model is 4x off for a pipelined reduce on the 8W SMP cluster and 1.6x
+ * for a tree). The most optimistic correction seen for an algorithm is the smallest ratio of
+ * measured to predicted time among its sampled instances; an algorithm without samples gets
+ * the smallest over all. An untried candidate's calibrated prediction (cal) orders the probes
+ * within a level and hint: after an algorithm's first instances measure far slower than the
+ * models said, its other instances wait behind those of algorithms not yet disproved. Order
+ * only, nothing is left out on a prediction: the models can be off by a factor between the
+ * parameters of one algorithm too (allreduce knomial at 64 B on the 16-node switch: k = 4
+ * predicted as fast as k = 3, measured 1.8x faster). Calibrating per STAR group instead,
+ * tried, delayed winners (docs/reports/learning.md). Candidates without a model keep 0
+ * (first, as candidates.c places them). O(n^2) per decision, n <= 64. */
+static void race_calibrate(const ac_star_t *s, double *cal) {
+    double qall = -1, q[AC_STAR_MAX];
+    for (int g = 0; g < s->n; g++)
+        q[g] = -1;
+    for (int d = 0; d < s->n; d++)
+        if (s->nsamp[d] > 0 && s->pred[d] > 0) {
+            double r = s->score[d] / s->pred[d];
+            int g = s->fam[d];
+            if (q[g] < 0 || r < q[g]) q[g] = r;
+            if (qall < 0 || r < qall) qall = r;
+        }
+    for (int c = 0; c < s->n; c++) {
+        double f = q[s->fam[c]] > 0 ? q[s->fam[c]] : qall > 0 ? qall : 1;
+        cal[c] = s->pred[c] > 0 ? s->pred[c] * f : 0;
+    }
+}
+
 static void race_decide(ac_star_t *s) {
     for (int i = 0; i < s->nplan; i++) {
         int c = s->rplan[i], k = s->rcalls[i];
@@ -223,13 +254,17 @@ static void race_decide(ac_star_t *s) {
             }
             pend[j] = c;
         }
-    /* Untried ones by level, then hint (a neighbouring key's times), then probe order. */
+    /* Untried ones by level, then hint (a neighbouring key's times), then the calibrated
+     * models, then probe order. */
+    double cal[AC_STAR_MAX];
+    race_calibrate(s, cal);
     for (int late = 0; late < 3; late++)
         for (int c = 0; c < s->n; c++)
             if (s->alive[c] && s->nsamp[c] == 0 && s->late[c] == late) {
                 int j = np++;
                 while (j > 0 && s->nsamp[pend[j - 1]] == 0 && s->late[pend[j - 1]] == late &&
-                       s->hint[pend[j - 1]] > s->hint[c]) {
+                       (s->hint[pend[j - 1]] > s->hint[c] ||
+                        (s->hint[pend[j - 1]] == s->hint[c] && cal[pend[j - 1]] > cal[c]))) {
                     pend[j] = pend[j - 1];
                     j--;
                 }
@@ -317,6 +352,7 @@ int ac_star_init(ac_star_t *s, const ac_star_cfg_t *cfg, int nprocs, int n, cons
     int plan[AC_STAR_MAX], k = 0;
     for (int c = 0; c < n; c++) {
         s->group[c] = group ? group[c] : c;
+        s->fam[c] = c;
         s->score[c] = -1;
     }
     if (n == 1) {

@@ -10,13 +10,16 @@
  * excess within the budget (plus one batch), replaces the incumbent once a candidate has
  * proven faster, and leaves a short run untouched; the first reduction of a key comes when the
  * budget covers the first batch of probes, and plans it; an entry that earns the budget back
- * with a pipelined choice pays for that choice's latency after the reduction.
+ * with a pipelined choice pays for that choice's latency after the reduction; untried
+ * candidates are probed in the order of the models' predictions calibrated by the samples of
+ * their algorithm.
  */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 #include "select/star.h"
 
@@ -787,6 +790,47 @@ static void race_earning_pays_first_call(void **st) {
     world_free(&w);
 }
 
+static void race_calibrated_order(void **st) {
+    (void)st;
+    /* Two algorithms, their instances interleaved in predicted order: A (1, 3, 5; predicted
+     * 1.0, 1.2, 1.4 ms) runs 3 times its prediction, B (2, 4, 6; 1.1, 1.3, 1.5 ms) at it; the
+     * incumbent 0 has no model. The first batch probes 1, 2 and 3; after it B's untried
+     * instances come before A's (calibrated 1.3 and 1.5 against 4.2), where the raw
+     * predictions put 5 before 6; A's last instance is still probed (order only), and B's best
+     * is chosen. */
+    scen_t sc = {{2, 3.0, 1.1, 3.6, 1.3, 4.2, 1.5}, -1, 0, 0, 1};
+    int fam[7] = {0, 1, 2, 1, 2, 1, 2};
+    world_t w;
+    world_init(&w, &racing, 7, NULL);
+    double pred[7] = {0, 1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3, 1.5e-3};
+    for (int r = 0; r < P; r++) {
+        memcpy(w.s[r].pred, pred, sizeof pred);
+        memcpy(w.s[r].fam, fam, sizeof fam);
+    }
+    long ran[7] = {0};
+    int seen = 0;
+    for (int i = 0; i < 3000; i++) {
+        long d = w.s[0].decisions;
+        ran[world_call(&w, scen_clock, &sc)]++;
+        if (w.s[0].decisions == d || seen) continue;
+        /* The batch after the first probes: 6 planned before 5. */
+        int at5 = -1, at6 = -1;
+        for (int j = 0; j < w.s[0].nplan; j++) {
+            if (w.s[0].rplan[j] == 5) at5 = j;
+            if (w.s[0].rplan[j] == 6) at6 = j;
+        }
+        if (at5 < 0 && at6 < 0) continue;
+        seen = 1;
+        assert_true(at6 >= 0);
+        assert_true(at5 < 0 || at6 < at5);
+    }
+    assert_true(seen);
+    assert_true(ran[5] >= 1);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 2);
+    world_free(&w);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(picks_fastest),
@@ -812,6 +856,7 @@ int main(void) {
         cmocka_unit_test(transfer_refused),
         cmocka_unit_test(rooted_probe_unbiased),
         cmocka_unit_test(race_earning_pays_first_call),
+        cmocka_unit_test(race_calibrated_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
