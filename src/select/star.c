@@ -20,7 +20,8 @@
  * capped at 0.25); a candidate with race_iter samples and a better mean than the current
  * choice becomes it; the next batch is planned: the pending probes in order (survivors by
  * mean, then unsampled ones by the models' predictions calibrated by the samples of their
- * algorithm (race_calibrate) and probe order, those marked late last) while their expected
+ * algorithm, far slower ones left out (race_calibrate), and probe order, those marked late
+ * last) while their expected
  * excess over the current choice's time b (unsampled: the mean first sample of the probes so
  * far minus b, at least b / 2; sampled: their measured excess, at least b / 10, per remaining
  * sample; a survivor gets its remaining samples in one entry) fits the budget explore x total
@@ -173,13 +174,18 @@ static double race_cost(const ac_star_t *s, int c, double b) {
  * measured to predicted time among its sampled instances; an algorithm without samples gets
  * the smallest over all. An untried candidate's calibrated prediction (cal) orders the probes
  * within a level and hint: after an algorithm's first instances measure far slower than the
- * models said, its other instances wait behind those of algorithms not yet disproved. Order
- * only, nothing is left out on a prediction: the models can be off by a factor between the
- * parameters of one algorithm too (allreduce knomial at 64 B on the 16-node switch: k = 4
- * predicted as fast as k = 3, measured 1.8x faster). Calibrating per STAR group instead,
- * tried, delayed winners (docs/reports/learning.md). Candidates without a model keep 0
- * (first, as candidates.c places them). O(n^2) per decision, n <= 64. */
-static void race_calibrate(const ac_star_t *s, double *cal) {
+ * models said, its other instances wait behind those of algorithms not yet disproved. An
+ * untried instance of an algorithm with samples whose calibrated prediction is more than
+ * AC_RACE_PRUNE times the current choice's time is left out (dropped without a probe). The
+ * factor is large because the models can be off by a factor between the parameters of one
+ * algorithm (allreduce knomial at 64 B on the 16-node switch: k = 4 predicted as fast as
+ * k = 3, measured 1.8x faster); at 2 the size sweeps lost winners, and so did calibrating per
+ * STAR group or pruning on the ratio of other algorithms (docs/reports/learning.md).
+ * Candidates without a model keep 0 (first, as candidates.c places them). O(n^2) per
+ * decision, n <= 64. */
+enum { AC_RACE_PRUNE = 4 }; /* race_calibrate: an untried instance is left out above this */
+
+static void race_calibrate(ac_star_t *s, double *cal) {
     double qall = -1, q[AC_STAR_MAX];
     for (int g = 0; g < s->n; g++)
         q[g] = -1;
@@ -190,9 +196,14 @@ static void race_calibrate(const ac_star_t *s, double *cal) {
             if (q[g] < 0 || r < q[g]) q[g] = r;
             if (qall < 0 || r < qall) qall = r;
         }
+    double lim = AC_RACE_PRUNE * s->score[s->cur];
     for (int c = 0; c < s->n; c++) {
         double f = q[s->fam[c]] > 0 ? q[s->fam[c]] : qall > 0 ? qall : 1;
         cal[c] = s->pred[c] > 0 ? s->pred[c] * f : 0;
+        if (q[s->fam[c]] > 0 && s->alive[c] && s->nsamp[c] == 0 && c != s->cur && cal[c] > lim) {
+            s->alive[c] = 0;
+            s->drops++;
+        }
     }
 }
 

@@ -12,7 +12,7 @@
  * budget covers the first batch of probes, and plans it; an entry that earns the budget back
  * with a pipelined choice pays for that choice's latency after the reduction; untried
  * candidates are probed in the order of the models' predictions calibrated by the samples of
- * their algorithm.
+ * their algorithm, and an instance calibrated far slower than the current choice is not probed.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -790,23 +790,29 @@ static void race_earning_pays_first_call(void **st) {
     world_free(&w);
 }
 
+/* A racing world of 7 candidates with the models' predictions and algorithms given. */
+static void calib_world(world_t *w, const double *pred, const int *fam) {
+    world_init(w, &racing, 7, NULL);
+    for (int r = 0; r < P; r++) {
+        memcpy(w->s[r].pred, pred, 7 * sizeof *pred);
+        memcpy(w->s[r].fam, fam, 7 * sizeof *fam);
+    }
+}
+
 static void race_calibrated_order(void **st) {
     (void)st;
     /* Two algorithms, their instances interleaved in predicted order: A (1, 3, 5; predicted
-     * 1.0, 1.2, 1.4 ms) runs 3 times its prediction, B (2, 4, 6; 1.1, 1.3, 1.5 ms) at it; the
+     * 1.0, 1.2, 1.4 ms) runs 3 times its prediction (calibrated, its last instance is 3.8
+     * times B's best: not left out), B (2, 4, 6; 1.1, 1.3, 1.5 ms) at it; the
      * incumbent 0 has no model. The first batch probes 1, 2 and 3; after it B's untried
      * instances come before A's (calibrated 1.3 and 1.5 against 4.2), where the raw
-     * predictions put 5 before 6; A's last instance is still probed (order only), and B's best
-     * is chosen. */
+     * predictions put 5 before 6; A's last instance is still probed (3.8 is under the factor
+     * of 4), and B's best is chosen. */
     scen_t sc = {{2, 3.0, 1.1, 3.6, 1.3, 4.2, 1.5}, -1, 0, 0, 1};
     int fam[7] = {0, 1, 2, 1, 2, 1, 2};
-    world_t w;
-    world_init(&w, &racing, 7, NULL);
     double pred[7] = {0, 1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3, 1.4e-3, 1.5e-3};
-    for (int r = 0; r < P; r++) {
-        memcpy(w.s[r].pred, pred, sizeof pred);
-        memcpy(w.s[r].fam, fam, sizeof fam);
-    }
+    world_t w;
+    calib_world(&w, pred, fam);
     long ran[7] = {0};
     int seen = 0;
     for (int i = 0; i < 3000; i++) {
@@ -826,6 +832,19 @@ static void race_calibrated_order(void **st) {
     }
     assert_true(seen);
     assert_true(ran[5] >= 1);
+    assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
+    assert_int_equal(w.s[0].cur, 2);
+    world_free(&w);
+    /* A runs 10 times its prediction: its last instance, calibrated to 14 ms, is more than 4
+     * times the current choice and is left out without a probe; B's are all probed. */
+    scen_t far = {{2, 10, 1.1, 12, 1.3, 14, 1.5}, -1, 0, 0, 1};
+    calib_world(&w, pred, fam);
+    long ran2[7] = {0};
+    for (int i = 0; i < 3000; i++)
+        ran2[world_call(&w, scen_clock, &far)]++;
+    assert_int_equal(ran2[5], 0);
+    assert_true(!w.s[0].alive[5]);
+    assert_true(ran2[4] >= 1 && ran2[6] >= 1);
     assert_int_equal(w.s[0].stage, AC_STAR_MONITOR);
     assert_int_equal(w.s[0].cur, 2);
     world_free(&w);
