@@ -21,28 +21,28 @@
  * choice becomes it; the next batch is planned: the pending probes in order (survivors by
  * mean, then unsampled ones by the models' predictions calibrated by the samples of their
  * algorithm, far slower ones left out (race_calibrate), and probe order, those marked late
- * last) while their expected
- * excess over the current choice's time b (unsampled: the mean first sample of the probes so
- * far minus b, at least b / 2; sampled: their measured excess, at least b / 10, per remaining
- * sample; a survivor gets its remaining samples in one entry) fits the budget explore x total
- * - regret, where regret is what the other candidates' calls cost beyond as many calls of
- * the initial incumbent (so fast probes and a better choice earn budget; the incumbent's own
- * calls are the reference and add none). At least AC_RACE_BATCH probes go into a batch
- * (fewer only when fewer are pending); while they do not fit, the current choice runs for as
- * many calls as it takes to earn them.
+ * last) while their expected excess over the current choice's time b (unsampled: the mean
+ * first sample of the probes so far minus b, at least b / 2; sampled: their measured excess,
+ * at least b / 10, per remaining sample; a survivor gets its remaining samples in one entry)
+ * fits the budget explore x total - regret, where regret is what the other candidates' calls
+ * cost beyond as many calls of the initial incumbent (so fast probes and a better choice earn
+ * budget; the incumbent's own calls are the reference and add none). At least AC_RACE_BATCH
+ * probes go into a batch (fewer only when fewer are pending); while they do not fit, the
+ * current choice runs for as many calls as it takes to earn them (and pay for the first call
+ * of its entry).
  * Cost per key: one call per dropped candidate, race_iter per survivor, one reduction per
- * batch; O(n log n) work per decision. Every quantity above is a reduced (agreed) number or a
- * call count, so every rank plans the same batches.
+ * batch; O(n^2) work per decision (race_calibrate). Every quantity above is a reduced
+ * (agreed) number or a call count, so every rank plans the same batches.
  *
  * Transfer (ac_star_transfer, before the first call; the caller passes the same arguments on
  * every rank): the key starts on another candidate, which becomes the incumbent (the
  * reference of the budget); untried candidates are probed by level (late: 0, or 2 when dropped
  * at a neighbouring key; 1 is free for a caller) and within a level by hint (a neighbouring
- * key's means),
- * ties in probe order; prune 2 takes a candidate out (a confirmation between two neighbours
- * that settled on the same instance). Unbiased rooted probes (cfg.clean_probe): an untried
- * candidate's entry runs two calls, so its score is its second call (the first pays for the
- * skew the previous candidate left) and its expected cost counts two calls.
+ * key's means), ties by the calibrated models and probe order; prune 2 takes a candidate
+ * out (a confirmation between two neighbours that settled on the same instance). Unbiased
+ * rooted probes (cfg.clean_probe): an untried candidate's entry runs two calls, so its score
+ * is its second call (the first pays for the skew the previous candidate left) and its
+ * expected cost counts two calls.
  */
 #include "star.h"
 #include <math.h>
