@@ -391,6 +391,16 @@ static void transfer_propose(ac_adapt_t *ad, ac_entry_t *e, int native) {
     e->t_hash = (unsigned)((h ^ (h >> 32)) & 0x3fffffff);
 }
 
+/* 1 when x and y are one algorithm with the same parts, differing in numbers only (segment
+ * sizes, radices): the instances whose model errors star.c calibrates together. A composite
+ * with other parts is another algorithm (hier:inter=linear and hier:inter=binomial). */
+static int same_algorithm(const ac_inst_t *x, const ac_inst_t *y) {
+    if (x->alg != y->alg) return 0;
+    for (int k = 0; k < x->alg->nparam; k++)
+        if (x->alg->param[k].type == AC_PT_ALG && x->val[k].alg != y->val[k].alg) return 0;
+    return 1;
+}
+
 /* A new key's entry, from the pool (which the caller filled), or NULL (nothing to choose
  * from, alike on every rank; or, classic learner only, out of memory) with the entry back in
  * the pool. */
@@ -446,7 +456,7 @@ static ac_entry_t *entry_new(ac_adapt_t *ad, const ac_ctx_t *ctx, const ac_args_
         memcpy(e->star.pred, e->pred, (size_t)n * sizeof e->pred[0]);
         for (int i = 0; i < n; i++)
             for (int j = 0; j <= i; j++)
-                if (e->cand[j].alg == e->cand[i].alg) {
+                if (same_algorithm(&e->cand[j], &e->cand[i])) {
                     e->star.fam[i] = j;
                     break;
                 }

@@ -112,8 +112,9 @@ typedef struct {
                               rank) */
     double pred[AC_STAR_MAX]; /* racing: the models' predicted time (seconds; <= 0: none), set
                                  by the caller after ac_star_init, alike on every rank */
-    int fam[AC_STAR_MAX];     /* racing: the candidate's algorithm (candidates of one algorithm,
-                                 other parameters, share it; ac_star_init: each its own) */
+    int fam[AC_STAR_MAX];     /* racing: the candidate's algorithm (instances of one algorithm
+                                 with the same parts, other numbers, share it; ac_star_init:
+                                 each its own) */
     double hint[AC_STAR_MAX]; /* racing: order of the untried candidates within a level, lower
                                  first, ties in probe order (0 by default; ac_star_transfer) */
     long long rbuf[4 * AC_STAR_MAX]; /* racing: the reduction buffer (buf), inside the state so
