@@ -153,22 +153,20 @@ static int *world_ranks(const ac_ctx_t *ctx) {
     return ok ? w_of : NULL;
 }
 
-/* 1 when ctx's layout can come from world_node (the shared-memory layout, every rank of ctx
- * in MPI_COMM_WORLD). Local; the caller agrees. */
-static int layout_known(const ac_ctx_t *ctx) {
-    if (!__atomic_load_n(&world_node, __ATOMIC_ACQUIRE) || ac_g.set.node_layout != AC_LAYOUT_AUTO)
-        return 0;
-    int *w = world_ranks(ctx);
-    free(w);
-    return w != NULL;
+/* 1 when a layout can come from world_node (the shared-memory layout; w: the world ranks of
+ * the communicator's ranks, NULL when some are not in MPI_COMM_WORLD). Local; the caller
+ * agrees. */
+static int layout_known(const int *w) {
+    return w && __atomic_load_n(&world_node, __ATOMIC_ACQUIRE) &&
+           ac_g.set.node_layout == AC_LAYOUT_AUTO;
 }
 
 /* Node layout. Nodes are numbered in the order of their lowest rank, which is their leader.
  * lead_rank[r]: the lowest rank on r's node. Known (layout_known, agreed by the caller): from
- * world_node, without communicating. Otherwise the node communicator that finds it is
- * transient, freed before returning (node_comm and leader_comm are made only when a
- * node-aware algorithm needs them, ac_ctx_nodes). */
-static int layout(ac_ctx_t *ctx, int known) {
+ * world_node and w (world_ranks), without communicating. Otherwise the node communicator that
+ * finds it is transient, freed before returning (node_comm and leader_comm are made only when
+ * a node-aware algorithm needs them, ac_ctx_nodes). */
+static int layout(ac_ctx_t *ctx, int known, const int *w) {
     int err = MPI_SUCCESS, p = ctx->size, me = ctx->rank, leader;
     MPI_Comm node = MPI_COMM_NULL;
     ctx->node_of = malloc((size_t)p * sizeof(int));
@@ -176,10 +174,8 @@ static int layout(ac_ctx_t *ctx, int known) {
     int *lead_rank = malloc((size_t)p * sizeof(int));
     int ok = ctx->node_of && ctx->leader_of && lead_rank, all_ok;
     if (known) {
-        int *w = ok ? world_ranks(ctx) : NULL,
-            *first = w ? malloc((size_t)world_size * sizeof(int)) : NULL;
+        int *first = ok ? malloc((size_t)world_size * sizeof(int)) : NULL;
         if (!first) {
-            free(w);
             free(lead_rank);
             return MPI_ERR_NO_MEM; /* the caller agrees */
         }
@@ -197,7 +193,6 @@ static int layout(ac_ctx_t *ctx, int known) {
                 if (r < me) ctx->node_rank++;
             }
         free(first);
-        free(w);
     } else {
         /* SMPI counts the actors on a host, not the ranks that have arrived: synchronise
          * first. */
@@ -247,15 +242,14 @@ static int layout(ac_ctx_t *ctx, int known) {
      * world's layout for later communicators (every rank of the world is here, at this call). */
     int wsize = 0;
     PMPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    if (!known && !world_node && p == wsize && ac_g.set.node_layout == AC_LAYOUT_AUTO) {
-        int *w = world_ranks(ctx), *map = w ? malloc((size_t)p * sizeof(int)) : NULL;
+    if (!known && !world_node && w && p == wsize && ac_g.set.node_layout == AC_LAYOUT_AUTO) {
+        int *map = malloc((size_t)p * sizeof(int));
         if (map) {
             for (int r = 0; r < p; r++)
                 map[w[r]] = ctx->node_of[r];
             world_size = p;
             __atomic_store_n(&world_node, map, __ATOMIC_RELEASE);
         }
-        free(w);
     }
 fn_exit:
     if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
@@ -300,20 +294,22 @@ static int ctx_create(MPI_Comm comm, ac_ctx_t **out) {
     err = ctx ? PMPI_Comm_dup(comm, &ctx->comm) : MPI_ERR_NO_MEM;
     /* A rank whose duplicate failed must not enter the layout's collectives alone; whether the
      * layout is known without them (layout_known) is agreed with it. */
-    int v[2] = {err == MPI_SUCCESS, 0};
+    int v[2] = {err == MPI_SUCCESS, 0}, *w = NULL;
     if (v[0]) {
         PMPI_Comm_rank(ctx->comm, &ctx->rank);
         PMPI_Comm_size(ctx->comm, &ctx->size);
-        v[1] = layout_known(ctx);
+        w = world_ranks(ctx);
+        v[1] = layout_known(w);
     }
     if (PMPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) v[0] = 0;
     all_ok = v[0];
     if (all_ok) {
         PMPI_Comm_set_errhandler(ctx->comm, MPI_ERRORS_RETURN);
-        err = layout(ctx, v[1]);
+        err = layout(ctx, v[1], w);
         ok = err == MPI_SUCCESS;
         if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ok = 0;
     }
+    free(w);
     if (all_ok) {
         err = PMPI_Comm_set_attr(comm, keyval, ctx);
         all_ok = err == MPI_SUCCESS;

@@ -58,7 +58,8 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
     /* One rank per node: a node-aware instance is its inter-node part, which is a candidate
      * of its own, plus the set-up of the node and leader communicators (two splits, paid by
      * its first call: 9 ms on the 16-node switch, 18 calls of a 256 B bcast). The racing
-     * learner leaves it out (the classic one keeps STAR's list). */
+     * learner leaves it out, and so does the models' choice that uses this list (the classic
+     * learner keeps STAR's list). */
     int one_per_node = ac_g.set.learn && env->ppn == 1 && env->nodes > 1;
     double best = INFINITY;
     for (int k = 0; k < ac_alg_count(c); k++) {

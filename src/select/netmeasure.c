@@ -24,16 +24,24 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include "netmeasure.h"
 
 enum { AC_TAG_NET = 7400, AC_NET_KEPT = 32 };
 
 static struct {
     int p, nodes, ppn, light;
-    double v[5];
+    ac_net_t net;
 } kept[AC_NET_KEPT];
 static int nkept, kept_next;
+
+/* The measured figures as the 5 doubles that rank 0 broadcasts, and back. */
+static void net_pack(const ac_net_t *n, double *v) {
+    v[0] = n->a_intra, v[1] = n->b_intra, v[2] = n->a_inter, v[3] = n->b_inter, v[4] = n->gamma;
+}
+
+static void net_unpack(const double *v, ac_net_t *n) {
+    n->a_intra = v[0], n->b_intra = v[1], n->a_inter = v[2], n->b_inter = v[3], n->gamma = v[4];
+}
 
 static int kept_find(const ac_ctx_t *ctx, int light) {
     int ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
@@ -47,16 +55,12 @@ static int kept_find(const ac_ctx_t *ctx, int light) {
 int ac_net_lookup(const ac_ctx_t *ctx, int light, ac_net_t *out) {
     ac_lock();
     int i = kept_find(ctx, light);
-    if (i >= 0) {
-        ac_net_default(out);
-        out->a_intra = kept[i].v[0], out->b_intra = kept[i].v[1];
-        out->a_inter = kept[i].v[2], out->b_inter = kept[i].v[3], out->gamma = kept[i].v[4];
-    }
+    if (i >= 0) *out = kept[i].net;
     ac_unlock();
     return i >= 0;
 }
 
-static void keep(const ac_ctx_t *ctx, int light, const double *v) {
+static void keep(const ac_ctx_t *ctx, int light, const ac_net_t *net) {
     ac_lock();
     int i = kept_find(ctx, light);
     if (i < 0) {
@@ -67,7 +71,7 @@ static void keep(const ac_ctx_t *ctx, int light, const double *v) {
     }
     kept[i].p = ctx->size, kept[i].nodes = ctx->nnodes, kept[i].light = light;
     kept[i].ppn = (ctx->size + ctx->nnodes - 1) / ctx->nnodes;
-    memcpy(kept[i].v, v, sizeof kept[i].v);
+    kept[i].net = *net;
     ac_unlock();
 }
 
@@ -115,46 +119,42 @@ void ac_net_measure(const ac_ctx_t *ctx, ac_net_t *net, int light, const ac_net_
         if (intra < 0 && ctx->node_of[r] == ctx->node_of[0]) intra = r;
         if (inter < 0 && ctx->node_of[r] != ctx->node_of[0]) inter = r;
     }
-    double v[5] = {n.a_intra, n.b_intra, n.a_inter, n.b_inter, n.gamma};
-    if (known) {
-        if (me == 0)
-            v[0] = known->a_intra, v[1] = known->b_intra, v[2] = known->a_inter,
-            v[3] = known->b_inter, v[4] = known->gamma;
-        PMPI_Bcast(v, 5, MPI_DOUBLE, 0, ctx->comm);
-        n.a_intra = v[0], n.b_intra = v[1], n.a_inter = v[2], n.b_inter = v[3], n.gamma = v[4];
-        *net = n;
-        if (ac_g.set.verbose >= 1 && me == 0)
-            ac_log("comm %ld: alpha/beta as measured on an earlier communicator of its shape",
-                   ctx->id);
-        return;
-    }
-    if (intra > 0) pingpong(ctx->comm, me, 0, intra, &v[0], &v[1], light);
-    if (inter > 0) pingpong(ctx->comm, me, 0, inter, &v[2], &v[3], light);
-    if (intra < 0 && inter > 0) v[0] = v[2], v[1] = v[3];
-    if (inter < 0 && intra > 0) v[2] = v[0], v[3] = v[1];
-    if (me == 0) {
-        enum { N = 8192 };
-        double *x = malloc(2 * N * sizeof *x);
-        if (x) {
-            for (int i = 0; i < 2 * N; i++)
-                x[i] = i;
-            double best = INFINITY;
-            for (int k = 0; k < 3; k++) {
-                double t0 = PMPI_Wtime();
-                PMPI_Reduce_local(x, x + N, N, MPI_DOUBLE, MPI_SUM);
-                double t = PMPI_Wtime() - t0;
-                if (t < best) best = t;
+    double v[5];
+    net_pack(known && me == 0 ? known : &n, v); /* known is read on rank 0 only */
+    if (!known) {
+        if (intra > 0) pingpong(ctx->comm, me, 0, intra, &v[0], &v[1], light);
+        if (inter > 0) pingpong(ctx->comm, me, 0, inter, &v[2], &v[3], light);
+        if (intra < 0 && inter > 0) v[0] = v[2], v[1] = v[3];
+        if (inter < 0 && intra > 0) v[2] = v[0], v[3] = v[1];
+        if (me == 0) {
+            enum { N = 8192 };
+            double *x = malloc(2 * N * sizeof *x);
+            if (x) {
+                for (int i = 0; i < 2 * N; i++)
+                    x[i] = i;
+                double best = INFINITY;
+                for (int k = 0; k < 3; k++) {
+                    double t0 = PMPI_Wtime();
+                    PMPI_Reduce_local(x, x + N, N, MPI_DOUBLE, MPI_SUM);
+                    double t = PMPI_Wtime() - t0;
+                    if (t < best) best = t;
+                }
+                v[4] = best / (N * sizeof(double));
+                free(x);
             }
-            v[4] = best / (N * sizeof(double));
-            free(x);
         }
     }
     PMPI_Bcast(v, 5, MPI_DOUBLE, 0, ctx->comm);
-    n.a_intra = v[0], n.b_intra = v[1], n.a_inter = v[2], n.b_inter = v[3], n.gamma = v[4];
+    net_unpack(v, &n);
     *net = n;
-    keep(ctx, light, v);
-    if (ac_g.set.verbose >= 1 && me == 0)
-        ac_log("comm %ld: alpha/beta intra-node %.2f us, %.3f ns/B; inter-node %.2f us, %.3f "
-               "ns/B; gamma %.3f ns/B",
-               ctx->id, 1e6 * v[0], 1e9 * v[1], 1e6 * v[2], 1e9 * v[3], 1e9 * v[4]);
+    if (!known) keep(ctx, light, &n);
+    if (ac_g.set.verbose >= 1 && me == 0) {
+        if (known)
+            ac_log("comm %ld: alpha/beta as measured on an earlier communicator of its shape",
+                   ctx->id);
+        else
+            ac_log("comm %ld: alpha/beta intra-node %.2f us, %.3f ns/B; inter-node %.2f us, "
+                   "%.3f ns/B; gamma %.3f ns/B",
+                   ctx->id, 1e6 * v[0], 1e9 * v[1], 1e6 * v[2], 1e9 * v[3], 1e9 * v[4]);
+    }
 }
