@@ -6,6 +6,11 @@ C2 host, as in the paper), for every variant:
 
   grid_adaptive, grid_g2, grid_greedy, binomial   autocoll instances (AUTOCOLL_BCAST=...)
   ompi, mpich                                     the MPI library's bcast under SMPI's selector
+  grid_adaptive_npS                               grid_adaptive on the matrices of
+                                                  autocoll-netprobe's processes (16 more ranks,
+                                                  two per cluster, on the clusters' first two
+                                                  hosts; a sweep every S simulated seconds),
+                                                  read from AUTOCOLL_GRID_NET: no sweep in a call
 
 Writes BUILD/simrun/grid-study/<platform>_<variant>.csv (call,start_s,bytes,time_s), prints the
 per-call table and the statistics of spec section 14 (a call is loaded when a load episode of
@@ -32,8 +37,10 @@ PLAT = os.path.join(REPO, "sim", "platforms")
 # As sim/run runs the grid: plain CM02 factors, no RTT-unfairness term (see sim/README.md).
 GRID_OPTS = ["--cfg=smpi/lat-factor:0:1", "--cfg=smpi/bw-factor:0:1", "--cfg=network/weight-S:0",
              "--cfg=smpi/simulate-computation:no", "--log=root.thres:critical"]
-VARIANTS = ["grid_adaptive", "grid_g2", "grid_greedy", "binomial", "ompi", "mpich"]
+VARIANTS = ["grid_adaptive", "grid_g2", "grid_greedy", "binomial", "ompi", "mpich",
+            "grid_adaptive_np300", "grid_adaptive_np60"]
 MAP = "map:" + ",".join(f"{c // 2}.{c}" for c in range(8) for _ in range(8))
+PROBE_MAP = "map:" + ",".join(f"{c // 2}.{c}" for c in range(8) for _ in range(2))
 
 
 def load_episodes(profile):
@@ -68,15 +75,27 @@ def run_one(build, out, plat, variant):
     # the advisor's budget in evaluations (bit-exact reruns) unless AUTOCOLL_SA_BUDGET says
     env = dict(os.environ, AUTOCOLL_GRID_CLUSTERS=MAP, AUTOCOLL_VERBOSE="1",
                AUTOCOLL_SA_BUDGET=os.environ.get("AUTOCOLL_SA_BUDGET", "evals"))
-    sel = "ompi"
+    sel, nprocs, hosts, extra = "ompi", 64, os.path.join(PLAT, "grid64.hosts"), []
+    probe = re.fullmatch(r"grid_adaptive_np([0-9.]+)", variant)
     if variant in ("ompi", "mpich"):
         sel, env["AUTOCOLL_BCAST"] = variant, "native"
+    elif probe:
+        net = os.path.join(out, f"{plat}_{variant}.net")
+        if os.path.exists(net):
+            os.remove(net)
+        hosts = os.path.join(out, "grid80.hosts")
+        with open(hosts, "w") as f:
+            f.write(open(os.path.join(PLAT, "grid64.hosts")).read() +
+                    "".join(f"C{c}-{i}\n" for c in range(1, 9) for i in range(2)))
+        env["AUTOCOLL_BCAST"], env["AUTOCOLL_GRID_NET"], nprocs = "grid_adaptive", net, 80
+        extra = ["--probes", "16", "--probe-map", PROBE_MAP, "--probe-net", net,
+                 "--probe-period", probe.group(1)]
     else:
         env["AUTOCOLL_BCAST"] = variant
-    cmd = ["smpirun", "-np", "64", "-platform", os.path.join(PLAT, plat + ".xml"),
-           "-hostfile", os.path.join(PLAT, "grid64.hosts")] + GRID_OPTS + \
+    cmd = ["smpirun", "-np", str(nprocs), "-platform", os.path.join(PLAT, plat + ".xml"),
+           "-hostfile", hosts] + GRID_OPTS + \
           [f"--cfg=smpi/coll-selector:{sel}", os.path.join(build, "tests", "sim", "ac_grid_app_sim"),
-           "--out", csv]
+           "--out", csv] + extra
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
     with open(csv + ".log", "w") as f:
         f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)

@@ -289,6 +289,9 @@ typedef struct {
     int prepost;         /* AUTOCOLL_PREPOST: receive pre-posting (0; docs/prepost.md) */
     /* AUTOCOLL_GRID_TREE_DIR: folder of the grid advisor's trees ("" none) */
     char grid_tree_dir[512];
+    /* AUTOCOLL_GRID_NET: network file written by autocoll-netprobe ("" none: the broadcasts
+     * measure in their own calls) */
+    char grid_net[512];
     int probe_check;     /* AUTOCOLL_PROBE_CHECK: round trips of a sweep's check (1; 0 full) */
     double probe_change; /* AUTOCOLL_PROBE_CHANGE: departure that re-measures a pair (0.1) */
     double grid_margin;  /* AUTOCOLL_GRID_MARGIN: predicted gain needed over G2 (0.1) */
@@ -316,6 +319,9 @@ int ac_grid_nclusters(int p, int nodes);
 /* Site and cluster of every rank of ctx (numbered 0.. in order of their lowest rank). Returns
  * the number of clusters, 0 when none are declared for ctx. */
 int ac_grid_layout(const struct ac_ctx *ctx, int *site, int *cluster);
+/* Site and cluster of p ranks from a "map:S.C,..." value (the syntax of AUTOCOLL_GRID_CLUSTERS,
+ * numbered the same way): the number of clusters, or -1 with the reason in why. */
+int ac_grid_map_layout(const char *map, int p, int *site, int *cluster, char *why, size_t len);
 
 /* state.c: process-wide state */
 typedef struct {

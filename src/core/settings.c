@@ -312,6 +312,13 @@ static int grid_setting(ac_settings_t *s, const char *key, const char *val, ac_e
             ac_errs_add(err, "AUTOCOLL_GRID_TREE_DIR: path too long; trees are not written\n");
         else
             strcpy(s->grid_tree_dir, val);
+    } else if (!strcmp(key, "GRID_NET")) {
+        /* read by the root of a grid broadcast (src/coll/bcast/grid_state.c, ac_grid_net_load) */
+        if (strlen(val) >= sizeof s->grid_net)
+            ac_errs_add(err, "AUTOCOLL_GRID_NET: path too long; the broadcasts measure in their "
+                             "calls\n");
+        else
+            strcpy(s->grid_net, val);
     } else if (!strcmp(key, "ADV_GAPMODEL")) {
         if (!strcmp(val, "linear") || !strcmp(val, "log"))
             s->adv_gaplog = !strcmp(val, "log");
@@ -366,6 +373,32 @@ static int renumber(int *x, int p) {
     }
     free(orig);
     return next;
+}
+
+int ac_grid_map_layout(const char *map, int p, int *site, int *cluster, char *why, size_t len) {
+    int nc;
+    if (strncmp(map, "map:", 4) != 0) {
+        snprintf(why, len, "expected map:S.C,...");
+        return -1;
+    }
+    int n = map_check(map + 4, &nc, why, len);
+    if (n < 0) return -1;
+    if (n != p) {
+        snprintf(why, len, "%d entries for %d ranks", n, p);
+        return -1;
+    }
+    const char *q = map + 4;
+    for (int r = 0; r < p; r++) {
+        long st, cl;
+        map_entry(&q, &st, &cl); /* checked above */
+        site[r] = (int)st;
+        cluster[r] = (int)cl;
+    }
+    if (renumber(site, p) < 0 || (nc = renumber(cluster, p)) < 0) {
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
+    return nc;
 }
 
 int ac_grid_layout(const struct ac_ctx *ctx, int *site, int *cluster) {

@@ -1507,6 +1507,24 @@ static void test_grid_settings(void **state) {
         assert_non_null(strstr(err, "value too long, ignored"));
         assert_string_equal(s.grid_tree_dir, "");
     }
+    /* AUTOCOLL_GRID_NET: kept as given (read by the root of a grid broadcast) */
+    ac_settings_parse(&s, "AUTOCOLL_GRID_NET=/shared/grid.net\n", err, sizeof err);
+    assert_string_equal(err, "");
+    assert_string_equal(s.grid_net, "/shared/grid.net");
+    /* the map of autocoll-netprobe's processes: numbered by lowest rank, as for communicators */
+    {
+        int site[5], cl[5];
+        char why[128];
+        assert_int_equal(ac_grid_map_layout("map:3.7,3.7,1.2,1.4,1.2", 5, site, cl, why, 128), 3);
+        int want_site[5] = {0, 0, 1, 1, 1}, want_cl[5] = {0, 0, 1, 2, 1};
+        assert_memory_equal(site, want_site, sizeof site);
+        assert_memory_equal(cl, want_cl, sizeof cl);
+        assert_int_equal(ac_grid_map_layout("map:0.0,1.1", 5, site, cl, why, 128), -1);
+        assert_string_equal(why, "2 entries for 5 ranks");
+        assert_int_equal(ac_grid_map_layout("map:0.1,1.1", 2, site, cl, why, 128), -1);
+        assert_non_null(strstr(why, "cluster 1 on sites 0 and 1"));
+        assert_int_equal(ac_grid_map_layout("nodes", 2, site, cl, why, 128), -1);
+    }
     ac_settings_parse(&s,
                       "AUTOCOLL_GRID_CLUSTERS=map:0.0,0.0,1.2,1.2,1.3\nAUTOCOLL_POOL_PCTS=20,70\n"
                       "AUTOCOLL_SA_DELTA=ms\nAUTOCOLL_SA_BUDGET=evals\nAUTOCOLL_PROBE_PERIOD=60\n",

@@ -157,6 +157,10 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
     if (me == a->root) {
         const ac_grid_tree_t *t;
         long ver = 0;
+        /* AUTOCOLL_GRID_NET: autocoll-netprobe measures in processes of its own; this call
+         * only looks whether it wrote new matrices, and never sweeps */
+        int netfile = ac_g.set.grid_net[0] != 0;
+        if (netfile) ac_grid_net_load(g);
         if (ac_g.set.grid_random) {
             if (random_tree(g, a->root, &rt) != 0) {
                 err = MPI_ERR_NO_MEM;
@@ -172,12 +176,13 @@ int ac_grid_bcast_carried(const ac_args_t *a, ac_ctx_t *ctx, int kind) {
             err = MPI_ERR_NO_MEM;
             goto fn_exit;
         }
-        if (!g->version || now - g->probe_time >= ac_g.set.probe_period || g->probe_due)
+        if (!netfile &&
+            (!g->version || now - g->probe_time >= ac_g.set.probe_period || g->probe_due))
             flags |= F_PROBE;
-        /* the other senders' reports: only where a send ends at delivery, only for the tree
-         * search's own trees (not the test aid of random trees) */
+        /* the other senders' reports (they call early sweeps): only where a send ends at
+         * delivery, only for the tree search's own trees (not the test aid of random trees) */
         if (kind == AC_GRID_KIND_ADAPTIVE && !packed && g->version && ac_g.set.probe_early &&
-            !ac_g.set.grid_random)
+            !ac_g.set.grid_random && !netfile)
             flags |= F_REPORT;
         tree = t;
         version = (int32_t)ver;

@@ -22,6 +22,7 @@ typedef struct {
 
 typedef struct ac_grid_comm {
     int p, nc;
+    int netprobe; /* the state of autocoll-netprobe's processes, not of a communicator's */
     int *site, *cluster, *rep, *second; /* rep/second: lowest two ranks of each cluster */
     /* Measurements, held by the rank that was root when they were taken. */
     long version; /* 0: none yet */
@@ -47,6 +48,12 @@ typedef struct ac_grid_comm {
      * one of its own sends departed from the model; early sweeps run. */
     int probe_due;
     long early;
+    /* AUTOCOLL_GRID_NET (root): identity of the file last looked at (inode, size, mtime in
+     * ns), the version of it installed (-1: none), versions taken, files refused, 1 while it
+     * is missing. */
+    uint64_t net_ino, net_size, net_mtime;
+    long net_version, net_taken, net_refused;
+    int net_missing;
     ac_grid_eval_t *ev; /* evaluator of the per-call safe choice (AUTOCOLL_GRID_MARGIN) */
     /* Edge reports (AUTOCOLL_PROBE_EARLY, root): last bandwidth seen on each edge u -> v,
      * bytes / (time - o - L), p x p, 0 where never seen; reports received; sweeps they called. */
@@ -69,6 +76,27 @@ typedef struct ac_grid_comm {
  * user frees the communicator, or at MPI_Finalize for the predefined ones). NULL when out of
  * memory or no clusters are declared. */
 ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx);
+/* The same state for p ranks of a given layout (clusters numbered 0..nc-1 by lowest rank), not
+ * tied to a context (autocoll-netprobe), freed by ac_grid_comm_free. NULL when out of memory. */
+ac_grid_comm_t *ac_grid_comm_new(int p, uint64_t id, const int *site, const int *cluster, int nc);
+void ac_grid_comm_free(ac_grid_comm_t *g);
+
+/* Root only, AUTOCOLL_GRID_NET=FILE: when the file changed since it was last looked at (inode,
+ * size, modification time), read it and, if its version is new, take its cluster matrices as
+ * this communicator's (a new matrix version). A file that cannot be read or does not describe
+ * this communicator's clusters gives one message per change of the file and is not used. */
+void ac_grid_net_load(ac_grid_comm_t *g);
+
+/* autocoll-netprobe (grid_netprobe.c): the measurement of spec section 4 in processes of their
+ * own, so that no broadcast pays for it. ac_grid_netprobe_new is collective over comm (one or
+ * two ranks per cluster, laid out by map, "map:S.C,..."); each ac_grid_netprobe_sweep, also
+ * collective, runs one sweep (full first, then incremental) and rank 0 writes the network file
+ * (docs/grid-bcast.md, "Network file") at path, atomically, whenever the matrices changed. */
+typedef struct ac_grid_netprobe ac_grid_netprobe_t;
+int ac_grid_netprobe_new(MPI_Comm comm, const char *map, const char *path, ac_grid_netprobe_t **out,
+                         char *why, size_t len);
+int ac_grid_netprobe_sweep(ac_grid_netprobe_t *np);
+void ac_grid_netprobe_free(ac_grid_netprobe_t *np);
 
 /* Measurement sweep of spec section 4.2 coordinated by root, on a->comm with AC_TAG_SYNC(a);
  * every rank calls it (ranks that hold no representative role return at once). The root ends

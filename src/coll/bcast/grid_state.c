@@ -66,6 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include "grid_bcast.h"
 #include "grid_relay.h"
@@ -84,13 +85,16 @@ static void comm_free(void *state) {
     if (g->pend_n) PMPI_Waitall(g->pend_n, g->pend_rq, MPI_STATUSES_IGNORE);
     pend_free(g);
     /* The advisor's account, at the rank that ran it (AUTOCOLL_VERBOSE=1). */
-    if (ac_g.set.verbose >= 1 && (g->adv_runs || g->probes))
+    if (ac_g.set.verbose >= 1 && !g->netprobe && (g->adv_runs || g->probes))
         ac_log("grid: %ld broadcasts, %ld sweeps, %ld searches, advisor CPU %.6f s (%.6f s per "
                "broadcast), %ld sweeps called early (%ld by reports of other senders, %ld "
                "edges reported)\n",
                g->calls, g->probes, g->adv_runs, g->adv_cpu,
                g->calls ? g->adv_cpu / (double)g->calls : 0.0, g->early, g->report_early,
                g->reports);
+    if (ac_g.set.verbose >= 1 && ac_g.set.grid_net[0] && (g->net_taken || g->net_refused))
+        ac_log("grid: network file %s: %ld versions taken, %ld refused\n", ac_g.set.grid_net,
+               g->net_taken, g->net_refused);
     if (ac_g.set.verbose >= 1 && ac_g.set.grid_tree_dir[0] && g->adv_runs)
         ac_log("grid: trees in %s: %ld written, %ld read, %ld refused\n", ac_g.set.grid_tree_dir,
                g->trees_written, g->trees_read, g->trees_refused);
@@ -114,28 +118,34 @@ static void comm_free(void *state) {
     free(g);
 }
 
-/* The state hangs on the context (ctx->grid) and goes with it (ctx->grid_free, called when the
- * context is destroyed). No lock: MPI orders the collectives of one communicator, so one call
- * at a time uses (or makes) the state of a context. */
-ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
-    if (ctx->grid) return ctx->grid;
-    int p = ctx->size;
+ac_grid_comm_t *ac_grid_comm_new(int p, uint64_t id, const int *site, const int *cluster, int nc) {
     ac_grid_comm_t *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->p = p;
-    g->comm_id = (uint64_t)ctx->id;
+    g->nc = nc;
+    g->comm_id = id;
     g->g2_root = -1;
     g->slot_root = -1;
+    g->net_version = -1;
     g->site = malloc((size_t)p * sizeof(int));
     g->cluster = malloc((size_t)p * sizeof(int));
     g->rep = malloc((size_t)p * sizeof(int));
     g->second = malloc((size_t)p * sizeof(int));
-    if (!g->site || !g->cluster || !g->rep || !g->second ||
-        (g->nc = ac_grid_layout(ctx, g->site, g->cluster)) < 1) {
+    size_t ncc = (size_t)nc, pp = (size_t)p;
+    g->Lc = calloc(ncc * ncc, sizeof(double));
+    g->Bc = calloc(ncc * ncc, sizeof(double));
+    g->oc = calloc(ncc, sizeof(double));
+    g->L = calloc(pp * pp, sizeof(double));
+    g->B = calloc(pp * pp, sizeof(double));
+    g->o = calloc(pp, sizeof(double));
+    if (!g->site || !g->cluster || !g->rep || !g->second || !g->Lc || !g->Bc || !g->oc || !g->L ||
+        !g->B || !g->o) {
         comm_free(g);
         return NULL;
     }
-    for (int c = 0; c < g->nc; c++)
+    memcpy(g->site, site, pp * sizeof(int));
+    memcpy(g->cluster, cluster, pp * sizeof(int));
+    for (int c = 0; c < nc; c++)
         g->rep[c] = g->second[c] = -1;
     for (int r = 0; r < p; r++) {
         int c = g->cluster[r];
@@ -144,17 +154,26 @@ ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
         else if (g->second[c] < 0)
             g->second[c] = r;
     }
-    size_t nc = (size_t)g->nc, pp = (size_t)p;
-    g->Lc = calloc(nc * nc, sizeof(double));
-    g->Bc = calloc(nc * nc, sizeof(double));
-    g->oc = calloc(nc, sizeof(double));
-    g->L = calloc(pp * pp, sizeof(double));
-    g->B = calloc(pp * pp, sizeof(double));
-    g->o = calloc(pp, sizeof(double));
-    if (!g->Lc || !g->Bc || !g->oc || !g->L || !g->B || !g->o) {
-        comm_free(g);
-        return NULL;
-    }
+    return g;
+}
+
+void ac_grid_comm_free(ac_grid_comm_t *g) {
+    comm_free(g);
+}
+
+/* The state hangs on the context (ctx->grid) and goes with it (ctx->grid_free, called when the
+ * context is destroyed). No lock: MPI orders the collectives of one communicator, so one call
+ * at a time uses (or makes) the state of a context. */
+ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx) {
+    if (ctx->grid) return ctx->grid;
+    int p = ctx->size, nc = 0;
+    int *site = malloc((size_t)p * sizeof(int)), *cluster = malloc((size_t)p * sizeof(int));
+    ac_grid_comm_t *g = NULL;
+    if (site && cluster && (nc = ac_grid_layout(ctx, site, cluster)) >= 1)
+        g = ac_grid_comm_new(p, (uint64_t)ctx->id, site, cluster, nc);
+    free(site);
+    free(cluster);
+    if (!g) return NULL;
     ctx->grid = g;
     ctx->grid_free = comm_free;
     return g;
@@ -195,6 +214,29 @@ static int pair_times(const ac_args_t *a, int y, int n, int M, char *big, double
     }
 fn_exit:
     return err;
+}
+
+/* The cluster matrices Lc, Bc, oc as the model's node-level matrices (spec 4.1); when
+ * `changed`, as a new version (the advisor searches again) that also lowers the hedge's
+ * lowest bandwidths Bmin. */
+static void publish(ac_grid_comm_t *g, int changed) {
+    int p = g->p, nc = g->nc;
+    for (int u = 0; u < p; u++) {
+        g->o[u] = g->oc[g->cluster[u]];
+        for (int v = 0; v < p; v++) {
+            size_t cc = (size_t)g->cluster[u] * (size_t)nc + (size_t)g->cluster[v];
+            g->L[(size_t)u * p + v] = u == v ? 0 : g->Lc[cc];
+            g->B[(size_t)u * p + v] = g->Bc[cc] > 0 ? g->Bc[cc] : 1e9;
+        }
+    }
+    if (!changed) return;
+    g->version++;
+    size_t pp = (size_t)p * (size_t)p;
+    if (!g->Bmin && (g->Bmin = malloc(pp * sizeof(double))) != NULL)
+        memcpy(g->Bmin, g->B, pp * sizeof(double));
+    else if (g->Bmin)
+        for (size_t k = 0; k < pp; k++)
+            if (g->B[k] < g->Bmin[k]) g->Bmin[k] = g->B[k];
 }
 
 int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
@@ -308,29 +350,16 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
             }
         for (int i = 0; i < nc; i++)
             if (!seen[i]) oc[i] = on ? osum / on : 0;
-        /* Node-level expansion (spec 4.1). */
-        int p = g->p;
-        for (int u = 0; u < p; u++) {
-            g->o[u] = oc[g->cluster[u]];
-            for (int v = 0; v < p; v++) {
-                size_t cc = (size_t)g->cluster[u] * (size_t)nc + (size_t)g->cluster[v];
-                g->L[(size_t)u * p + v] = u == v ? 0 : Lc[cc];
-                g->B[(size_t)u * p + v] = Bc[cc] > 0 ? Bc[cc] : 1e9;
-            }
-        }
         /* New matrices (a new version, so the advisor searches again) only when a pair was
          * re-measured: an incremental sweep that found nothing changed keeps every tree. */
-        if (remeasured > 0 || !g->version) {
-            g->version++;
-            size_t pp = (size_t)p * (size_t)p;
-            if (!g->Bmin && (g->Bmin = malloc(pp * sizeof(double))) != NULL)
-                memcpy(g->Bmin, g->B, pp * sizeof(double));
-            else if (g->Bmin)
-                for (size_t k = 0; k < pp; k++)
-                    if (g->B[k] < g->Bmin[k]) g->Bmin[k] = g->B[k];
-        }
+        publish(g, remeasured > 0 || !g->version);
         g->probes++;
-        if (ac_g.set.verbose >= 1)
+        if (ac_g.set.verbose >= 1 && g->netprobe)
+            ac_log("grid: netprobe sweep %ld took %.6f s (%s, %ld of %ld pairs measured, matrix "
+                   "version %ld)\n",
+                   g->probes, PMPI_Wtime() - t_start, full ? "full" : "incremental", remeasured,
+                   npairs, g->version);
+        else if (ac_g.set.verbose >= 1)
             ac_log("grid: sweep %ld at broadcast %ld took %.6f s (%s, %ld of %ld pairs measured, "
                    "matrix version %ld)\n",
                    g->probes, g->calls, PMPI_Wtime() - t_start, full ? "full" : "incremental",
@@ -345,6 +374,70 @@ fn_exit:
     free(tm);
     free(ts);
     return err;
+}
+
+void ac_grid_net_load(ac_grid_comm_t *g) {
+    const char *path = ac_g.set.grid_net;
+    struct stat st;
+    if (!path[0]) return;
+    if (stat(path, &st) != 0) {
+        if (!g->net_missing) /* once until the file appears */
+            ac_log("grid: AUTOCOLL_GRID_NET=%s: no such file yet; the G2 tree until it is "
+                   "written\n",
+                   path);
+        g->net_missing = 1;
+        g->net_ino = g->net_size = g->net_mtime = 0;
+        return;
+    }
+    g->net_missing = 0;
+    uint64_t mt = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+    if ((uint64_t)st.st_ino == g->net_ino && (uint64_t)st.st_size == g->net_size &&
+        mt == g->net_mtime)
+        return; /* unchanged: one stat per broadcast */
+    g->net_ino = (uint64_t)st.st_ino;
+    g->net_size = (uint64_t)st.st_size;
+    g->net_mtime = mt;
+    ac_grid_net_t net;
+    char err[600];
+    if (ac_grid_net_read(path, &net, err, sizeof err) != 0) {
+        g->net_refused++;
+        ac_log("grid: AUTOCOLL_GRID_NET: %s; file not used\n", err);
+        return;
+    }
+    int nc = g->nc;
+    if (net.nc != nc) {
+        g->net_refused++;
+        ac_log("grid: AUTOCOLL_GRID_NET=%s: %d clusters, the communicator has %d; file not "
+               "used\n",
+               path, net.nc, nc);
+    } else if (net.version != g->net_version) {
+        memcpy(g->Lc, net.Lc, (size_t)nc * (size_t)nc * sizeof(double));
+        memcpy(g->Bc, net.Bc, (size_t)nc * (size_t)nc * sizeof(double));
+        /* o of a cluster: that of its first node in the file (spec 4.3: its representative's
+         * value for every node), at a small message; the mean where the file has none */
+        double osum = 0;
+        int on = 0;
+        for (int c = 0; c < nc; c++)
+            g->oc[c] = -1;
+        for (int v = 0; v < net.np; v++) {
+            int c = net.cluster[v];
+            if (g->oc[c] >= 0) continue;
+            g->oc[c] = ac_grid_net_os(&net, v, 1);
+            osum += g->oc[c];
+            on++;
+        }
+        for (int c = 0; c < nc; c++)
+            if (g->oc[c] < 0) g->oc[c] = on ? osum / on : 0;
+        publish(g, 1);
+        g->net_version = net.version;
+        g->net_taken++;
+        g->probe_time = PMPI_Wtime();
+        if (ac_g.set.verbose >= 1)
+            ac_log("grid: network file %s version %ld taken at broadcast %ld (matrix version "
+                   "%ld)\n",
+                   path, net.version, g->calls, g->version);
+    }
+    ac_grid_net_free(&net);
 }
 
 /* Last bandwidth seen on edge x -> y (bytes / (secs - o - L)); returns 1 when the edge was

@@ -1,0 +1,123 @@
+/*
+ * The measurement of spec adaptive-bcast-grid.md section 4 run in processes of its own
+ * (autocoll-netprobe), as seed 002 (Gupta & Vadhiyar, §2.5, Fig. 5; spec section 3) runs its
+ * communication benchmark: one process on each cluster representative (and on a second node of
+ * each cluster for the diagonal) sweeps the cluster pairs on a period and publishes the newest
+ * complete matrices in the network file (spec 4.4, docs/grid-bcast.md "Network file"); the
+ * root of a grid broadcast whose AUTOCOLL_GRID_NET names that file takes them at its next
+ * call (ac_grid_net_load). No broadcast then pays for a sweep: measured in the call, a sweep
+ * takes 3.7 s on grid64 when nothing changed and up to 17 s when the pairs of a loaded
+ * cluster are re-measured, against broadcasts of 0.06-1 s (docs/reports/grid.md).
+ * The sweep itself is the one of the in-call measurement (ac_grid_probe: the first full, the
+ * later ones incremental, pairs one at a time on a duplicate of the probes' communicator);
+ * only the publication differs: rank 0 writes the file, atomically, whenever a sweep brought
+ * new matrices (a new version), so a reader never sees a half-written one.
+ * Cost: that of ac_grid_probe per sweep, on the probes' processes and on the network only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "grid_bcast.h"
+
+struct ac_grid_netprobe {
+    MPI_Comm comm; /* private duplicate */
+    int rank, size;
+    ac_grid_comm_t *g;
+    long written; /* matrix version last written (0: none) */
+    char path[512];
+};
+
+int ac_grid_netprobe_new(MPI_Comm comm, const char *map, const char *path, ac_grid_netprobe_t **out,
+                         char *why, size_t len) {
+    *out = NULL;
+    int p, me;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &me);
+    if (strlen(path) >= sizeof((ac_grid_netprobe_t *)0)->path) {
+        snprintf(why, len, "output path too long");
+        return -1;
+    }
+    int *site = malloc((size_t)p * sizeof *site), *cl = malloc((size_t)p * sizeof *cl);
+    int nc = site && cl ? ac_grid_map_layout(map, p, site, cl, why, len) : -1;
+    if (nc == 0 || nc == 1) snprintf(why, len, "%d cluster: nothing to measure", nc);
+    ac_grid_netprobe_t *np = nc >= 2 ? calloc(1, sizeof *np) : NULL;
+    if (np && !(np->g = ac_grid_comm_new(p, 0, site, cl, nc))) {
+        free(np);
+        np = NULL;
+        snprintf(why, len, "out of memory");
+    }
+    free(site);
+    free(cl);
+    if (!np) return -1;
+    if (PMPI_Comm_dup(comm, &np->comm) != MPI_SUCCESS) {
+        ac_grid_comm_free(np->g);
+        free(np);
+        snprintf(why, len, "MPI_Comm_dup failed");
+        return -1;
+    }
+    np->g->netprobe = 1;
+    np->rank = me;
+    np->size = p;
+    strcpy(np->path, path);
+    *out = np;
+    return 0;
+}
+
+/* Rank 0: the matrices of g in the network file's form (one o_s per node, its cluster's). */
+static int write_net(ac_grid_netprobe_t *np) {
+    ac_grid_comm_t *g = np->g;
+    int nc = g->nc, p = g->p, rc = -1;
+    char err[600], (*names)[16] = malloc((size_t)nc * sizeof *names);
+    ac_grid_net_t net = {0};
+    net.version = g->version;
+    net.timestamp = PMPI_Wtime();
+    net.nc = nc;
+    net.np = p;
+    net.Lc = g->Lc;
+    net.Bc = g->Bc;
+    net.cluster = g->cluster;
+    net.name = malloc((size_t)nc * sizeof *net.name);
+    net.nos = malloc((size_t)p * sizeof *net.nos);
+    net.os = malloc((size_t)p * AC_GRID_NBUCKETS * sizeof *net.os);
+    if (!names || !net.name || !net.nos || !net.os) {
+        snprintf(err, sizeof err, "out of memory");
+        goto fn_exit;
+    }
+    for (int c = 0; c < nc; c++) {
+        snprintf(names[c], sizeof names[c], "c%d", c);
+        net.name[c] = names[c];
+    }
+    for (int v = 0; v < p; v++) {
+        net.nos[v] = 1;
+        net.os[(size_t)v * AC_GRID_NBUCKETS] = g->oc[g->cluster[v]];
+    }
+    rc = ac_grid_net_write(np->path, &net, err, sizeof err);
+fn_exit:
+    if (rc != 0) ac_log("autocoll-netprobe: %s: %s\n", np->path, err);
+    free(names);
+    free(net.name);
+    free(net.nos);
+    free(net.os);
+    return rc;
+}
+
+int ac_grid_netprobe_sweep(ac_grid_netprobe_t *np) {
+    ac_args_t a;
+    memset(&a, 0, sizeof a);
+    a.coll = AUTOCOLL_BCAST;
+    a.comm = np->comm;
+    a.rank = np->rank;
+    a.size = np->size;
+    a.root = 0;
+    int err = ac_grid_probe(np->g, &a);
+    if (err == MPI_SUCCESS && np->rank == 0 && np->g->version != np->written && write_net(np) == 0)
+        np->written = np->g->version;
+    return err;
+}
+
+void ac_grid_netprobe_free(ac_grid_netprobe_t *np) {
+    if (!np) return;
+    PMPI_Comm_free(&np->comm);
+    ac_grid_comm_free(np->g);
+    free(np);
+}
