@@ -526,6 +526,21 @@ def tables(pts, out):
                  "also with all 403 calls timed (learning included).")
 
 
+def tables_topology(pts, out):
+    return goals(pts, out, "tables-topology", "Tuning tables and the adaptive engine with the "
+                 "switch tree given (topology instances)",
+                 "`sim/run --study tables-topology`: the tables study (docs/reports/tables.md) on "
+                 "seed 000's 32-node 4-switch cluster in both mappings, run again with its switch "
+                 "tree given (`AUTOCOLL_TOPOLOGY=sim/topo/faraj32b.topo` or `faraj32c.topo`, the "
+                 "wiring of sim/platforms/faraj32.xml), so that the topology instances "
+                 "(docs/topology.md: the contention-free rings of allgather and of the Rab "
+                 "allreduces, the AAPC schedules of alltoall, the chain and binary trees of bcast "
+                 "and reduce) are measured, tabled and candidates of the adaptive engine like any "
+                 "other: the same collectives, sizes, calls and variants (without the SMPI ring "
+                 "variants of allgather). Every ratio is to this run's own oracle, which includes "
+                 "the topology instances.")
+
+
 def fabrics(pts, out):
     return goals(pts, out, "fabrics", "Modern fabrics and the multi-cluster grid",
                  "`sim/run --study fabrics`: the two-level fat tree and the dragonfly of 1024 "

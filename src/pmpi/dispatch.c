@@ -153,6 +153,21 @@ static int run(ac_args_t *a, ac_choice_t *ch, ac_ctx_t *ctx) {
 
 /* AUTOCOLL_CHECK: every rank must run the same instance for the same call, or the job would
  * hang; one allreduce per call proves it and stops the job with the call's description if not. */
+/* The user's error handler of comm, for an error of the library's own algorithms. SimGrid 3.32's
+ * MPI_Comm_call_errhandler jumps to a null function when the handler is MPI_ERRORS_RETURN (a
+ * predefined handler without a body there), so under SMPI that handler, which does nothing, is
+ * not called. */
+static void raise_error(MPI_Comm comm, int err) {
+#ifdef AC_SMPI
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(comm, &eh);
+    int quiet = eh == MPI_ERRORS_RETURN;
+    if (eh != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&eh);
+    if (quiet) return;
+#endif
+    PMPI_Comm_call_errhandler(comm, err);
+}
+
 static void check_agreement(const ac_ctx_t *ctx, const ac_args_t *a, const char *name) {
     unsigned long long h = 1469598103934665603ULL;
     for (const char *p = name; *p; p++)
@@ -278,7 +293,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     err = ac_select(ctx, a, &ch);
     if (ch.forced_unusable && ctx->rank == 0) ac_stats_fallback(a->coll); /* once per call */
     if (err != MPI_SUCCESS) {
-        PMPI_Comm_call_errhandler(a->ucomm, err);
+        raise_error(a->ucomm, err);
         goto fn_exit;
     }
     if (ch.src == AC_SRC_TRIVIAL) { /* nothing to log, time or check */
@@ -312,8 +327,7 @@ static inline __attribute__((always_inline)) int dispatch(ac_args_t *a, ac_trace
     ac_select_done(ctx, a, &ch, dt);
     ac_inst_copy(&ctx->last[a->coll], in);
     /* The native path has already applied the user's error handler. */
-    if (err != MPI_SUCCESS && !(in->alg->flags & AUTOCOLL_R_NATIVE))
-        PMPI_Comm_call_errhandler(a->ucomm, err);
+    if (err != MPI_SUCCESS && !(in->alg->flags & AUTOCOLL_R_NATIVE)) raise_error(a->ucomm, err);
 fn_exit:
     ac_depth--;
     return err;

@@ -21,17 +21,11 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 PROG, PROBE, MPIEXEC, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 NP = 4
 MAP = "map:0.0,0.0,1.1,1.1"
-fails = 0
-
-
-def check(ok, what):
-    global fails
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails += 1
 
 
 def mpirun(np, argv, **env):
@@ -112,5 +106,4 @@ with tempfile.TemporaryDirectory() as tmp:
     out = bcast(os.path.join(tmp, "none.net"))
     check(len(re.findall(r"no such file yet", out)) == NP, "a missing file: one message per root")
 
-print(f"grid_netfile: {fails} failed")
-sys.exit(1 if fails else 0)
+finish("grid_netfile")

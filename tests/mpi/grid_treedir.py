@@ -21,16 +21,10 @@ import subprocess
 import sys
 import tempfile
 
+from checks import check, finish
+
 PROG, MPIEXEC, FLAGS = sys.argv[1], sys.argv[2], sys.argv[3:]
 NP = 4
-fails = 0
-
-
-def check(ok, what):
-    global fails
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails += 1
 
 
 def run(folder):
@@ -123,5 +117,4 @@ with tempfile.TemporaryDirectory() as tmp:
     msgs = re.findall(r"AUTOCOLL_GRID_TREE_DIR: .*; no more trees written", out)
     check(len(msgs) == NP, f"run 4: unwritable folder reported once per root ({len(msgs)})")
 
-print(f"grid_treedir: {fails} failed")
-sys.exit(1 if fails else 0)
+finish("grid_treedir")
