@@ -37,7 +37,7 @@ enum { TAG_STOP = 77 };
 
 /* The probe ranks: sweep, wait out the period (in steps of at most 1 s, rank 0 looking for the
  * application's stop message from world rank 0), until told to stop. */
-static int probe_loop(MPI_Comm pc, const char *map, const char *net, double period) {
+static void probe_loop(MPI_Comm pc, const char *map, const char *net, double period) {
     int pr, stop = 0;
     MPI_Comm_rank(pc, &pr);
     ac_grid_netprobe_t *np;
@@ -49,7 +49,7 @@ static int probe_loop(MPI_Comm pc, const char *map, const char *net, double peri
     while (!stop) {
         double t0 = MPI_Wtime();
         if (ac_grid_netprobe_sweep(np) != MPI_SUCCESS) MPI_Abort(MPI_COMM_WORLD, 1);
-        for (; pr == 0;) {
+        while (pr == 0) {
             PMPI_Iprobe(0, TAG_STOP, MPI_COMM_WORLD, &stop, MPI_STATUS_IGNORE);
             double left = t0 + period - MPI_Wtime();
             if (stop || left <= 0) break;
@@ -59,7 +59,6 @@ static int probe_loop(MPI_Comm pc, const char *map, const char *net, double peri
     }
     if (pr == 0) PMPI_Recv(&stop, 1, MPI_INT, 0, TAG_STOP, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     ac_grid_netprobe_free(np);
-    return 0;
 }
 
 static unsigned char pat(int k, long i) {
