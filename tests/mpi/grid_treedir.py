@@ -6,7 +6,8 @@ a declared map of 2 sites, a sweep at every call and the advisor's budget in eva
 1. Empty folder: the data are correct; every root wrote the files of its buckets, named by its
    key; each file holds the tree the root kept in memory at its last search of that bucket
    (cost and matrix version equal to the advisor's last decision logged for that root and
-   bucket, AUTOCOLL_VERBOSE=2).
+   bucket, AUTOCOLL_VERBOSE=2); every root also wrote the network file of the matrix version
+   of its last sweep.
 2. Same folder again: every root reads its files back through the library's reader (none
    refused), and no search of a bucket that has a file starts without a stored tree (in run 1
    the first search of each bucket had none: "stored inf").
@@ -49,7 +50,7 @@ ACCOUNT = re.compile(r"autocoll\[(\d+)\]: grid: trees in \S+: (\d+) written, (\d
 
 def files(folder):
     """{(root, bucket): {field: values}} of the folder's tree files."""
-    got, names = {}, sorted(os.listdir(folder))
+    got, names = {}, sorted(n for n in os.listdir(folder) if not n.endswith(".net"))
     bad = [n for n in names if not re.fullmatch(r"bcast-0{16}-n4-r\d+-b\d+\.tree", n)]
     check(not bad, f"{len(names)} file names are keys of MPI_COMM_WORLD at p = 4 {bad[:3]}")
     for name in names:
@@ -89,6 +90,19 @@ with tempfile.TemporaryDirectory() as tmp:
                                                   for _, w, r, x in ACCOUNT.findall(out)),
           "run 1: every root wrote, none read")
 
+    # the matrices of every root's last sweep, as network files
+    nets = {}
+    for r in range(NP):
+        path = os.path.join(folder, f"bcast-{0:016x}-n4-r{r}.net")
+        nets[r] = open(path).read() if os.path.exists(path) else ""
+    last_v = {int(m.group(1)): m.group(2) for m in re.finditer(
+        r"autocoll\[(\d+)\]: grid: sweep \d+ at broadcast \d+ took .* matrix version (\d+)\)", out)}
+    check(all(nets[r].startswith("autocoll-gridnet 1\n") and "\nclusters 3\n" in nets[r] and
+              "\nnodes 4\n" in nets[r] and f"\nversion {last_v.get(r)}\n" in nets[r]
+              for r in range(NP)),
+          "every root wrote the network file of its last matrix version: " +
+          ", ".join(f"rank {r} v{last_v.get(r)}" for r in range(NP)))
+
     # 2. reading back
     out = run(folder)
     acc = ACCOUNT.findall(out)
@@ -114,7 +128,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # 4. a folder that cannot be written
     out = run(os.path.join(tmp, "missing", "trees"))
-    msgs = re.findall(r"AUTOCOLL_GRID_TREE_DIR: .*; no more trees written", out)
+    msgs = re.findall(r"AUTOCOLL_GRID_TREE_DIR: .*; no more files written", out)
     check(len(msgs) == NP, f"run 4: unwritable folder reported once per root ({len(msgs)})")
 
 finish("grid_treedir")

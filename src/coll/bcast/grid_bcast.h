@@ -81,6 +81,10 @@ ac_grid_comm_t *ac_grid_comm_get(ac_ctx_t *ctx);
 ac_grid_comm_t *ac_grid_comm_new(int p, uint64_t id, const int *site, const int *cluster, int nc);
 void ac_grid_comm_free(ac_grid_comm_t *g);
 
+/* The cluster matrices of g as the network file of spec 4.4 at path (one o_s per node, its
+ * cluster's; clusters named c0, c1, ...), replaced atomically. 0, or -1 with the reason. */
+int ac_grid_net_save(const ac_grid_comm_t *g, const char *path, char *err, size_t errlen);
+
 /* Root only, AUTOCOLL_GRID_NET=FILE: when the file changed since it was last looked at (inode,
  * size, modification time), read it and, if its version is new, take its cluster matrices as
  * this communicator's (a new matrix version). A file that cannot be read or does not describe

@@ -63,44 +63,6 @@ int ac_grid_netprobe_new(MPI_Comm comm, const char *map, const char *path, ac_gr
     return 0;
 }
 
-/* Rank 0: the matrices of g in the network file's form (one o_s per node, its cluster's). */
-static int write_net(ac_grid_netprobe_t *np) {
-    ac_grid_comm_t *g = np->g;
-    int nc = g->nc, p = g->p, rc = -1;
-    char err[600], (*names)[16] = malloc((size_t)nc * sizeof *names);
-    ac_grid_net_t net = {0};
-    net.version = g->version;
-    net.timestamp = PMPI_Wtime();
-    net.nc = nc;
-    net.np = p;
-    net.Lc = g->Lc;
-    net.Bc = g->Bc;
-    net.cluster = g->cluster;
-    net.name = malloc((size_t)nc * sizeof *net.name);
-    net.nos = malloc((size_t)p * sizeof *net.nos);
-    net.os = malloc((size_t)p * AC_GRID_NBUCKETS * sizeof *net.os);
-    if (!names || !net.name || !net.nos || !net.os) {
-        snprintf(err, sizeof err, "out of memory");
-        goto fn_exit;
-    }
-    for (int c = 0; c < nc; c++) {
-        snprintf(names[c], sizeof names[c], "c%d", c);
-        net.name[c] = names[c];
-    }
-    for (int v = 0; v < p; v++) {
-        net.nos[v] = 1;
-        net.os[(size_t)v * AC_GRID_NBUCKETS] = g->oc[g->cluster[v]];
-    }
-    rc = ac_grid_net_write(np->path, &net, err, sizeof err);
-fn_exit:
-    if (rc != 0) ac_log("autocoll-netprobe: %s: %s\n", np->path, err);
-    free(names);
-    free(net.name);
-    free(net.nos);
-    free(net.os);
-    return rc;
-}
-
 int ac_grid_netprobe_sweep(ac_grid_netprobe_t *np) {
     ac_args_t a;
     memset(&a, 0, sizeof a);
@@ -110,8 +72,13 @@ int ac_grid_netprobe_sweep(ac_grid_netprobe_t *np) {
     a.size = np->size;
     a.root = 0;
     int err = ac_grid_probe(np->g, &a);
-    if (err == MPI_SUCCESS && np->rank == 0 && np->g->version != np->written && write_net(np) == 0)
-        np->written = np->g->version;
+    char why[600];
+    if (err == MPI_SUCCESS && np->rank == 0 && np->g->version != np->written) {
+        if (ac_grid_net_save(np->g, np->path, why, sizeof why) == 0)
+            np->written = np->g->version;
+        else
+            ac_log("autocoll-netprobe: %s\n", why);
+    }
     return err;
 }
 

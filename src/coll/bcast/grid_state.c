@@ -61,6 +61,7 @@
  * stored tree only when the model, at the call's own size, puts it more than the margin below
  * G2 (ac_grid_safe_choice), else G2: two evaluations per call, O(p log p).
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -239,6 +240,8 @@ static void publish(ac_grid_comm_t *g, int changed) {
             if (g->B[k] < g->Bmin[k]) g->Bmin[k] = g->B[k];
 }
 
+static void net_keep(ac_grid_comm_t *g, int root);
+
 int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
     int err = MPI_SUCCESS, me = a->rank, root = a->root, tag = AC_TAG_SYNC(a);
     int R = ac_g.set.probe_reps, M = ac_g.set.probe_bytes, C = ac_g.set.probe_check;
@@ -352,7 +355,9 @@ int ac_grid_probe(ac_grid_comm_t *g, const ac_args_t *a) {
             if (!seen[i]) oc[i] = on ? osum / on : 0;
         /* New matrices (a new version, so the advisor searches again) only when a pair was
          * re-measured: an incremental sweep that found nothing changed keeps every tree. */
+        long was = g->version;
         publish(g, remeasured > 0 || !g->version);
+        if (g->version != was) net_keep(g, root);
         g->probes++;
         if (ac_g.set.verbose >= 1 && g->netprobe)
             ac_log("grid: netprobe sweep %ld took %.6f s (%s, %ld of %ld pairs measured, matrix "
@@ -374,6 +379,55 @@ fn_exit:
     free(tm);
     free(ts);
     return err;
+}
+
+int ac_grid_net_save(const ac_grid_comm_t *g, const char *path, char *err, size_t errlen) {
+    int nc = g->nc, p = g->p, rc = -1;
+    char(*names)[16] = malloc((size_t)nc * sizeof *names);
+    ac_grid_net_t net = {0};
+    net.version = g->version;
+    net.timestamp = PMPI_Wtime();
+    net.nc = nc;
+    net.np = p;
+    net.Lc = g->Lc;
+    net.Bc = g->Bc;
+    net.cluster = g->cluster;
+    net.name = malloc((size_t)nc * sizeof *net.name);
+    net.nos = malloc((size_t)p * sizeof *net.nos);
+    net.os = malloc((size_t)p * AC_GRID_NBUCKETS * sizeof *net.os);
+    if (!names || !net.name || !net.nos || !net.os) {
+        snprintf(err, errlen, "%s: out of memory", path);
+    } else {
+        for (int c = 0; c < nc; c++) {
+            snprintf(names[c], sizeof names[c], "c%d", c);
+            net.name[c] = names[c];
+        }
+        for (int v = 0; v < p; v++) { /* one o_s per node: its cluster's (spec 4.3) */
+            net.nos[v] = 1;
+            net.os[(size_t)v * AC_GRID_NBUCKETS] = g->oc[g->cluster[v]];
+        }
+        rc = ac_grid_net_write(path, &net, err, errlen);
+    }
+    free(names);
+    free(net.name);
+    free(net.nos);
+    free(net.os);
+    return rc;
+}
+
+/* AUTOCOLL_GRID_TREE_DIR: every new matrix version measured in the calls, as the network
+ * file <dir>/bcast-<comm id>-n<p>-r<root>.net of the root that measured it (each root holds
+ * the matrices of its own sweeps). */
+static void net_keep(ac_grid_comm_t *g, int root) {
+    const char *dir = ac_g.set.grid_tree_dir;
+    char path[600], err[700];
+    if (!dir[0] || g->store_off || g->netprobe) return;
+    snprintf(path, sizeof path, "%s/bcast-%016" PRIx64 "-n%d-r%d.net", dir, g->comm_id, g->p, root);
+    if (ac_grid_net_save(g, path, err, sizeof err) == 0) return;
+    g->store_off = 1;
+    ac_log("grid_adaptive: AUTOCOLL_GRID_TREE_DIR: %s; no more files written for this "
+           "communicator\n",
+           err);
 }
 
 void ac_grid_net_load(ac_grid_comm_t *g) {
@@ -765,7 +819,7 @@ static void slot_save(ac_grid_comm_t *g, const ac_grid_slot_t *s, int root, int 
         return;
     }
     g->store_off = 1;
-    ac_log("grid_adaptive: AUTOCOLL_GRID_TREE_DIR: %s; no more trees written for this "
+    ac_log("grid_adaptive: AUTOCOLL_GRID_TREE_DIR: %s; no more files written for this "
            "communicator\n",
            err);
 }
