@@ -405,18 +405,13 @@ int ac_grid_layout(const struct ac_ctx *ctx, int *site, int *cluster) {
     const ac_settings_t *s = &ac_g.set;
     int p = ctx->size;
     if (ac_grid_nclusters(p, ctx->nnodes) < 1) return 0;
-    if (!strcmp(s->grid_map, "nodes")) {
-        for (int r = 0; r < p; r++)
-            site[r] = cluster[r] = ctx->node_of[r];
-    } else {
-        const char *q = s->grid_map + 4;
-        for (int r = 0; r < p; r++) {
-            long st, cl;
-            if (map_entry(&q, &st, &cl) != 0) return 0; /* checked when parsed */
-            site[r] = (int)st;
-            cluster[r] = (int)cl;
-        }
+    if (strcmp(s->grid_map, "nodes") != 0) { /* a map of p entries */
+        char why[128];
+        int nc = ac_grid_map_layout(s->grid_map, p, site, cluster, why, sizeof why);
+        return nc < 0 ? 0 : nc;
     }
+    for (int r = 0; r < p; r++)
+        site[r] = cluster[r] = ctx->node_of[r];
     if (renumber(site, p) < 0) return 0;
     int nc = renumber(cluster, p);
     return nc < 0 ? 0 : nc;

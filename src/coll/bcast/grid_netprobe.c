@@ -1,18 +1,20 @@
 /*
- * The measurement of spec adaptive-bcast-grid.md section 4 run in processes of its own
- * (autocoll-netprobe), as seed 002 (Gupta & Vadhiyar, §2.5, Fig. 5; spec section 3) runs its
- * communication benchmark: one process on each cluster representative (and on a second node of
- * each cluster for the diagonal) sweeps the cluster pairs on a period and publishes the newest
- * complete matrices in the network file (spec 4.4, docs/grid-bcast.md "Network file"); the
- * root of a grid broadcast whose AUTOCOLL_GRID_NET names that file takes them at its next
- * call (ac_grid_net_load). No broadcast then pays for a sweep: measured in the call, a sweep
- * takes 3.7 s on grid64 when nothing changed and up to 17 s when the pairs of a loaded
- * cluster are re-measured, against broadcasts of 0.06-1 s (docs/reports/grid.md).
- * The sweep itself is the one of the in-call measurement (ac_grid_probe: the first full, the
- * later ones incremental, pairs one at a time on a duplicate of the probes' communicator);
- * only the publication differs: rank 0 writes the file, atomically, whenever a sweep brought
- * new matrices (a new version), so a reader never sees a half-written one.
- * Cost: that of ac_grid_probe per sweep, on the probes' processes and on the network only.
+ * Algorithm: autocoll-netprobe's measurement, not a registry instance: the sweep of the grid
+ *   broadcasts (ac_grid_probe: cluster pairs one at a time, the first sweep full, the later
+ *   ones incremental) run on a period by processes of their own, one or two on each cluster,
+ *   as seed 002's communication benchmark runs; rank 0 replaces the network file (spec 4.4,
+ *   docs/grid-bcast.md "Network file") atomically whenever a sweep brought a new matrix
+ *   version, and the root of a grid broadcast whose AUTOCOLL_GRID_NET names that file takes it
+ *   at its next call (ac_grid_net_load). Why: measured in the call, a sweep takes 3.7 s on
+ *   grid64 when nothing changed and up to 17 s when the pairs of a loaded cluster are
+ *   re-measured, against broadcasts of 0.06-1 s (docs/reports/grid.md); here no broadcast pays
+ *   for it.
+ * Cost: per sweep that of ac_grid_probe, (N(N+1)/2) x C x (2 RTT(1) + RTT(M)) plus R x (...) for
+ *   each changed pair, on the probes' processes and the network only; one file write per new
+ *   version.
+ * Restrictions: two or more clusters in the probes' map (ac_grid_netprobe_new refuses fewer).
+ * Reference: seed 002 (Gupta & Vadhiyar) §2.5, Fig. 5; spec adaptive-bcast-grid.md sections 3,
+ *   4.2-4.4, 16.3.
  */
 #include <stdio.h>
 #include <stdlib.h>
