@@ -267,6 +267,8 @@ typedef struct {
     int race_iter;      /* AUTOCOLL_RACE_ITER: samples before a candidate can be chosen (3) */
     int transfer;       /* AUTOCOLL_TRANSFER: start keys from neighbouring sizes and shapes (1) */
     int rooted_probe;   /* AUTOCOLL_ROOTED_PROBE: two-call first probes, rooted collectives (0) */
+    int defer;          /* AUTOCOLL_DEFER: decisions' reductions nonblocking, completed at the
+                           key's next call (1) */
     /* Grid broadcast (seed 002, docs/grid-bcast.md, spec adaptive-bcast-grid.md section 17). */
     char grid_map[2048]; /* AUTOCOLL_GRID_CLUSTERS: "" none, "nodes", or "map:S.C,..." */
     int grid_map_n;      /* entries of a map (0: nodes or none) */

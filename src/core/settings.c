@@ -155,6 +155,7 @@ static const ac_numset_t numsets[] = {
     AC_NUM("RACE_ITER", 'i', 1, 64, race_iter),
     AC_NUM("TRANSFER", 'b', 0, 1, transfer),
     AC_NUM("ROOTED_PROBE", 'b', 0, 1, rooted_probe),
+    AC_NUM("DEFER", 'b', 0, 1, defer),
     AC_NUM("PROBE_PERIOD", 'd', 0, 1e9, probe_period),
     AC_NUM("PROBE_BYTES", 'i', 2, 1 << 26, probe_bytes),
     AC_NUM("PROBE_REPS", 'i', 1, 1000, probe_reps),
@@ -433,6 +434,7 @@ void ac_settings_parse(ac_settings_t *s, const char *block, char *errbuf, size_t
     s->race_iter = 3;
     s->transfer = 1;
     s->rooted_probe = 0;
+    s->defer = 1;
     grid_defaults(s);
     ac_errs_t errs = {errbuf, errlen, 0}, *err = &errs;
     if (errlen) errbuf[0] = '\0';

@@ -71,6 +71,13 @@ typedef struct ac_entry {
     double t_hint[AC_STAR_MAX];
     int t_prune[AC_STAR_MAX];
     size_t t_from; /* the neighbour's size (mode 1, 2) */
+    /* A decision under way (AUTOCOLL_DEFER, ac_adapt_record): the reduction's request, its
+     * send buffer (in the entry: a nonblocking reduction matches no blocking one, so the
+     * choice between them may not depend on an allocation that can fail on one rank), and
+     * what the summary needs from the call that closed the batch. */
+    MPI_Request d_req;
+    long long d_send[4 * AC_STAR_MAX];
+    int d_was, d_stage, d_probe;
 } ac_entry_t;
 
 typedef struct ac_adapt {
@@ -234,6 +241,7 @@ static ac_adapt_t *adapt_of(ac_ctx_t *ctx) {
 }
 
 static void key_text(const ac_entry_t *e, char *buf, size_t len);
+static void decision_finish(ac_adapt_t *ad, ac_entry_t *e);
 
 /* ---------------------------------------------------------------- transfer between keys */
 
@@ -555,6 +563,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
     }
     ac_entry_t *e = entry_find(ad, &k);
     if (!e && !(e = key_create(ad, ctx, a, &k))) return MPI_ERR_NO_MEM;
+    decision_finish(ad, e);
     tk->entry = e;
     tk->cand = ac_star_next(&e->star);
     tk->probe = ac_star_probing(&e->star);
@@ -571,7 +580,7 @@ int ac_adapt_select(ac_ctx_t *ctx, const ac_args_t *a, ac_inst_t *out, ac_ticket
  * engine's bookkeeping on this path is a few loads and stores, not timed (book_monitor counts
  * the calls that took the full path). */
 static int still_kept(const ac_entry_t *e, const ac_kept_t *k) {
-    return e->star.stage == AC_STAR_MONITOR && e->star.cur == k->cand;
+    return e->star.stage == AC_STAR_MONITOR && !e->star.awaiting && e->star.cur == k->cand;
 }
 
 void *ac_adapt_star(void *entry) {
@@ -618,33 +627,75 @@ static void key_text(const ac_entry_t *e, char *buf, size_t len) {
     if (k->site) snprintf(buf + n, len - (size_t)n, " site %llx", k->site);
 }
 
+/* ---------------------------------------------------------------- decisions */
+
+/* The decision of a closed batch or monitoring period: the key's buffer reduced over the
+ * ranks, then ac_star_decide. With AUTOCOLL_DEFER (the default) the reduction is started
+ * nonblocking at the call that closed the batch and completed at the key's next call
+ * (ac_adapt_select), or when the context is freed, or at MPI_Finalize: a blocking reduction
+ * at that call is a barrier, where every rank waits for the latest one, and after a
+ * collective that does not synchronise (a rooted one, a pipelined one) that wait is most of
+ * what a decision costs (docs/adaptive.md, "Deferred decisions"). Agreement: the next call of
+ * a key is the same invocation on every rank, so every rank decides at the same call; the
+ * reductions are started in the order of the calls, the same on every rank, and whether one
+ * is deferred depends on the setting and the buffer's length only (agreed: it follows from
+ * the plan), so blocking and nonblocking reductions, which do not match, never meet. The
+ * classic learner's longer buffers are reduced blocking. */
+static void decided(ac_adapt_t *ad, ac_entry_t *e, int was, int stage) {
+    ac_star_decide(&e->star);
+    int cur = e->star.cur;
+    if (!e->settled_at && e->star.stage == AC_STAR_MONITOR) {
+        e->settled_at = e->star.calls;
+        if (e->n > 1 && ac_g.set.transfer) shape_put(ad, e);
+    }
+    if (ac_g.set.verbose >= 1 && ad->rank == 0 && e->star.stage == AC_STAR_MONITOR &&
+        (stage == AC_STAR_MEASURE || cur != was)) {
+        char key[160], name[128], alt[128] = "-";
+        key_text(e, key, sizeof key);
+        ac_inst_format(&e->cand[cur], name, sizeof name);
+        int r = ac_star_runner_up(&e->star, cur);
+        if (r >= 0) ac_inst_format(&e->cand[r], alt, sizeof alt);
+        ac_log("comm %ld (p=%d) %s -> %s (adaptive%s, %.2f us; runner-up %s %.2f us)", ad->id,
+               ad->env.p, key, name, stage == AC_STAR_MEASURE ? "" : ", switched",
+               1e6 * e->star.score[cur], alt, r >= 0 ? 1e6 * e->star.score[r] : 0.0);
+    }
+}
+
+/* The deferred decision of e, if one is under way (a no-op otherwise). */
+static void decision_finish(ac_adapt_t *ad, ac_entry_t *e) {
+    if (!e->star.awaiting) return;
+    double t0 = PMPI_Wtime();
+    PMPI_Wait(&e->d_req, MPI_STATUS_IGNORE);
+    decided(ad, e, e->d_was, e->d_stage);
+    *(e->d_probe ? &e->book_measure : &e->book_monitor) += PMPI_Wtime() - t0;
+}
+
+static void decisions_finish(ac_adapt_t *ad) {
+    for (int h = 0; h < AC_BUCKETS; h++)
+        for (ac_entry_t *e = ad->bucket[h]; e; e = e->next)
+            decision_finish(ad, e);
+}
+
 void ac_adapt_record(ac_ctx_t *ctx, const ac_args_t *a, ac_ticket_t *tk, double seconds) {
     ac_entry_t *e = tk->entry;
     if (!e) return;
     int was = e->star.cur, stage = e->star.stage;
-    /* A plain sample costs a few instructions and no clock read; a decision (an allreduce) is
-     * timed from the call's end, which the caller read. */
+    /* A plain sample costs a few instructions and no clock read; a decision is timed from the
+     * call's end, which the caller read. */
     if (ac_star_record(&e->star, seconds)) {
         int len;
         long long *b = ac_star_buffer(&e->star, &len);
-        PMPI_Allreduce(MPI_IN_PLACE, b, len, MPI_LONG_LONG,
-                       ac_star_op_max(&e->star) ? MPI_MAX : MPI_SUM, ctx->comm);
-        ac_star_decide(&e->star);
-        int cur = e->star.cur;
-        if (!e->settled_at && e->star.stage == AC_STAR_MONITOR) {
-            e->settled_at = e->star.calls;
-            if (e->n > 1 && ac_g.set.transfer) shape_put(ctx->sel, e);
-        }
-        if (ac_g.set.verbose >= 1 && ctx->rank == 0 && e->star.stage == AC_STAR_MONITOR &&
-            (stage == AC_STAR_MEASURE || cur != was)) {
-            char key[160], name[128], alt[128] = "-";
-            key_text(e, key, sizeof key);
-            ac_inst_format(&e->cand[cur], name, sizeof name);
-            int r = ac_star_runner_up(&e->star, cur);
-            if (r >= 0) ac_inst_format(&e->cand[r], alt, sizeof alt);
-            ac_log("comm %ld (p=%d) %s -> %s (adaptive%s, %.2f us; runner-up %s %.2f us)", ctx->id,
-                   ctx->size, key, name, stage == AC_STAR_MEASURE ? "" : ", switched",
-                   1e6 * e->star.score[cur], alt, r >= 0 ? 1e6 * e->star.score[r] : 0.0);
+        MPI_Op op = ac_star_op_max(&e->star) ? MPI_MAX : MPI_SUM;
+        if (ac_g.set.defer && len <= (int)(sizeof e->d_send / sizeof e->d_send[0])) {
+            memcpy(e->d_send, b, (size_t)len * sizeof *b);
+            e->d_req = MPI_REQUEST_NULL;
+            PMPI_Iallreduce(e->d_send, b, len, MPI_LONG_LONG, op, ctx->comm, &e->d_req);
+            e->d_was = was;
+            e->d_stage = stage;
+            e->d_probe = tk->probe;
+        } else {
+            PMPI_Allreduce(MPI_IN_PLACE, b, len, MPI_LONG_LONG, op, ctx->comm);
+            decided(ctx->sel, e, was, stage);
         }
         *(tk->probe ? &e->book_measure : &e->book_monitor) += PMPI_Wtime() - tk->t_done;
     }
@@ -838,6 +889,7 @@ static int nretired;
 void ac_adapt_ctx_free(ac_ctx_t *ctx) {
     ac_adapt_t *ad = ctx->sel;
     if (!ad) return;
+    if (!ac_g.finalized) decisions_finish(ad); /* at MPI_Finalize: ac_adapt_finalize did */
     ctx->sel = NULL;
     ac_lock();
     for (ac_adapt_t **p = &live; *p; p = &(*p)->next_live)
@@ -860,6 +912,9 @@ void ac_adapt_ctx_free(ac_ctx_t *ctx) {
 }
 
 void ac_adapt_finalize(void) {
+    /* Outside the lock (a decision may record a shape); no other thread calls MPI now. */
+    for (ac_adapt_t *ad = live; ad; ad = ad->next_live)
+        decisions_finish(ad);
     ac_lock();
     while (live) {
         ac_adapt_t *ad = live;

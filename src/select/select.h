@@ -114,7 +114,8 @@ void *ac_adapt_star(void *entry);
  * key. */
 static inline __attribute__((always_inline)) int ac_kept_skip(ac_kept_t *k) {
     ac_star_t *s = k->star;
-    if (s->stage != AC_STAR_MONITOR || s->cur != k->cand || ac_star_timed(s)) return 0;
+    if (s->stage != AC_STAR_MONITOR || s->awaiting || s->cur != k->cand || ac_star_timed(s))
+        return 0;
     ac_star_skip(s);
     return 1;
 }

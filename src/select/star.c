@@ -417,7 +417,7 @@ int ac_star_record(ac_star_t *s, double t) {
             s->it = 0;
             s->pidx++;
         }
-        return s->pidx == s->nplan;
+        return s->awaiting = s->pidx == s->nplan;
     }
     if (s->stage == AC_STAR_MEASURE) {
         s->probe_calls++;
@@ -438,7 +438,7 @@ int ac_star_record(ac_star_t *s, double t) {
             s->it = 0;
             s->pidx++;
         }
-        return s->pidx == s->nplan;
+        return s->awaiting = s->pidx == s->nplan;
     }
     /* A timed call (above). The next one: the following call within the last ITER calls, else
      * delta/2 calls on, but not past the start of the last ITER calls. */
@@ -451,7 +451,7 @@ int ac_star_record(ac_star_t *s, double t) {
     if (s->mon < s->delta * s->cfg.iter) return 0;
     s->buf[0] = to_ns(s->tot_all);
     s->buf[1] = to_ns(s->tot_last);
-    return 1;
+    return s->awaiting = 1;
 }
 
 long long *ac_star_buffer(ac_star_t *s, int *len) {
@@ -477,6 +477,7 @@ static void settle(ac_star_t *s) {
 
 void ac_star_decide(ac_star_t *s) {
     s->decisions++;
+    s->awaiting = 0;
     if (s->stage == AC_STAR_MEASURE && s->cfg.race) {
         race_decide(s);
         return;

@@ -76,7 +76,10 @@ typedef struct {
     int group[AC_STAR_MAX];
     double score[AC_STAR_MAX]; /* seconds; < 0 when not timed */
     int stage;
-    int round2; /* the grouping's second round has been planned */
+    int awaiting; /* ac_star_record returned 1 and ac_star_decide has not run: the caller's
+                     reduction of the buffer is under way (adapt.c defers it to the key's next
+                     call); ac_star_next and ac_star_record may not be called */
+    int round2;   /* the grouping's second round has been planned */
     int plan[AC_STAR_MAX], nplan, pidx, it;
     long long *buf; /* reduction buffer: nplan*iter (measure) or 2 (monitor) nanoseconds */
     int buflen;
@@ -133,7 +136,8 @@ static inline int ac_star_timed(const ac_star_t *s) {
     return s->stage == AC_STAR_MEASURE || (s->n > 1 && s->mon == s->tnext);
 }
 /* Local time of the call just run (ignored when ac_star_timed said the call is not timed); 1
- * when the caller must reduce the buffer and decide. */
+ * when the caller must reduce the buffer and decide (the state then awaits ac_star_decide,
+ * which the caller may call at a later point, the same on every rank). */
 int ac_star_record(ac_star_t *s, double seconds);
 /* A call ac_star_timed said is not timed, counted without its time (the same as ac_star_record
  * for it, which it may replace; such a call never ends a period). */

@@ -15,11 +15,7 @@
 # Usage: lean.sh SMPIRUN APP_BIN PLATFORM_PREFIX
 set -u
 smpirun=$1 app=$2 plat=$3
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok: $*"; }
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/checks.sh"
 
 run() { # out env... -- app args
     local out=$1
