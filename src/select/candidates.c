@@ -44,6 +44,30 @@ static double predict(const ac_cand_env_t *env, const ac_args_t *a, const ac_ins
     return ac_model_predict(in, &c, &env->net);
 }
 
+/* 1 when instances a and b of one algorithm run the same messages for a key of `bytes` bytes:
+ * their parameters are equal but for "seg", and both seg values are at least `bytes`. Every
+ * algorithm with a parameter seg cuts a message of at most the key's bytes (the buffer of a
+ * bcast, reduce or allreduce; one block of a gather) into pieces of seg bytes, so any seg of
+ * at least that size sends the message whole (docs/adaptive.md, "Equivalent instances"). */
+static int same_at_size(const ac_inst_t *a, const ac_inst_t *b, size_t bytes) {
+    if (a->alg != b->alg) return 0;
+    int seg = 0;
+    for (int i = 0; i < a->alg->nparam; i++) {
+        const ac_param_t *pm = &a->alg->param[i];
+        const ac_pval_t *x = &a->val[i], *y = &b->val[i];
+        if (pm->type == AC_PT_INT && !strcmp(pm->name, "seg") && x->i >= (long)bytes &&
+            y->i >= (long)bytes) {
+            seg = 1;
+            continue;
+        }
+        if (pm->type == AC_PT_INT   ? x->i != y->i
+            : pm->type == AC_PT_ALG ? x->alg != y->alg
+                                    : strcmp(x->s, y->s) != 0)
+            return 0;
+    }
+    return seg;
+}
+
 static int cand_cmp(const void *x, const void *y) {
     const ac_cand_t *a = x, *b = y;
     if (a->order != b->order) return a->order < b->order ? -1 : 1;
@@ -69,6 +93,10 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
             ac_inst_nth(alg, i, &out[n].in);
             if (!listed(ac_g.set.cand[c], &out[n].in)) continue;
             if (one_per_node && ac_inst_node_aware(&out[n].in)) continue;
+            int dup = 0; /* the first of equivalent instances (registry order) stands for all */
+            for (int j = n - 1; j >= 0 && out[j].in.alg == alg && !dup; j--)
+                dup = ac_g.set.learn && same_at_size(&out[j].in, &out[n].in, a->bytes);
+            if (dup) continue;
             out[n].pred = predict(env, a, &out[n].in);
             out[n].reg = n;
             if (out[n].pred >= 0 && out[n].pred < best) best = out[n].pred;

@@ -4,7 +4,9 @@
  * key, which must lie in [MIN, MAX] (argv). Run with AUTOCOLL_CANDIDATES_BCAST=hier,binomial
  * and AUTOCOLL_NODE_LAYOUT=block:1 (one rank per node: the racing learner leaves node-aware
  * instances out, so binomial alone is considered) or block:2 (several ranks per node: every
- * hierarchical instance is too).
+ * hierarchical instance is too). With AUTOCOLL_CANDIDATES_BCAST=pipe_chain,binomial one
+ * pipe_chain stands for its five segment sizes, all at least the key's 256 B (equivalent
+ * instances, src/select/candidates.c): two are considered.
  *   cands MIN MAX
  */
 #include <mpi.h>
