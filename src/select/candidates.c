@@ -7,8 +7,10 @@
  * predicted more than AUTOCOLL_PRUNE times slower than the best prediction are dropped, the
  * rest are probed in predicted order, so the best-predicted member of each STAR group
  * represents it. Instances without a model (native) are never pruned; node-aware instances
- * are left out when every node holds one rank (racing learner, candidates()). Everything here
- * depends only on values identical on every rank, so every rank builds the same list.
+ * are left out when every node holds one rank (racing learner, candidates()), and so are
+ * instances equivalent at the key's size to one listed before them (racing learner,
+ * same_at_size). Everything here depends only on values identical on every rank, so every
+ * rank builds the same list.
  */
 #include <math.h>
 #include <pthread.h>
