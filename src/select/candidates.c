@@ -96,8 +96,8 @@ static int candidates(const ac_cand_env_t *env, const ac_ctx_t *ctx, const ac_ar
             if (!listed(ac_g.set.cand[c], &out[n].in)) continue;
             if (one_per_node && ac_inst_node_aware(&out[n].in)) continue;
             int dup = 0; /* the first of equivalent instances (registry order) stands for all */
-            for (int j = n - 1; j >= 0 && out[j].in.alg == alg && !dup; j--)
-                dup = ac_g.set.learn && same_at_size(&out[j].in, &out[n].in, a->bytes);
+            for (int j = n - 1; ac_g.set.learn && j >= 0 && out[j].in.alg == alg && !dup; j--)
+                dup = same_at_size(&out[j].in, &out[n].in, a->bytes);
             if (dup) continue;
             out[n].pred = predict(env, a, &out[n].in);
             out[n].reg = n;

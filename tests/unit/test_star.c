@@ -374,7 +374,7 @@ static void monitoring_leaves_out_refill(void **st) {
     assert_int_equal(w.s[0].cur, 1);
     assert_int_equal(w.s[0].switches, 0);
     assert_int_equal(w.s[0].delta, 64);
-    /* Periods of 20, 40, .., 640 calls: at most 9 in 3000 calls (at delta 2: about 140). */
+    /* Periods of 20, 40, .., 640 calls: at most 9 in 3000 calls (at delta 2: one per 20). */
     assert_true(mon_decisions <= 9);
     world_free(&w);
 }
