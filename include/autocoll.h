@@ -51,9 +51,6 @@ enum {
 };
 /* Needs at least two clusters known from AUTOCOLL_GRID_CLUSTERS (grid bcast algorithms). */
 enum { AUTOCOLL_R_GRID = 1 << 16 };
-/* At most AUTOCOLL_AAPC_TOKEN_MAX_P processes: the token sets of the AAPC synchronisation schemes
- * (alltoall topo_aapc, docs/topology.md) are derived over all p(p-1) messages. */
-enum { AUTOCOLL_R_AAPC_TOKENS = 1 << 17, AUTOCOLL_AAPC_TOKEN_MAX_P = 256 };
 
 typedef struct {
     const char *coll;        /* collective name, e.g. "allgather" */

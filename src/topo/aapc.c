@@ -385,8 +385,17 @@ static void group_ends(const ac_aapc_t *s, int kind, const int *chain, int g0, i
     }
 }
 
-int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce,
-                       ac_token_t **tok, int *ntok) {
+/* The token of candidate edge x -> y (messages) concerns rank me (me < 0: every rank). */
+static int concerns(const ac_aapc_t *s, int kind, int me, int x, int y) {
+    if (me < 0) return 1;
+    const ac_pair_t *m1 = &s->msg[x], *m2 = &s->msg[y];
+    return (kind == 1 ? m1->src : m1->dst) == me || m2->src == me;
+}
+
+/* ac_aapc_tokens_opt, and with me >= 0 (reduce = 0 only) the tokens that me sends or awaits:
+ * the candidate edges of other ranks are dropped as they are found. */
+static int derive(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce, int me,
+                  ac_token_t **tok, int *ntok) {
     *tok = NULL;
     *ntok = 0;
     int kind = ac_ts_token_kind(ts);
@@ -399,6 +408,7 @@ int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int r
     int64_t N = s->pstart[s->nphases];
     if (N == 0) return 0;
     if (reduce && s->nranks > AC_AAPC_TOKEN_MAX_P) return -2; /* N^2/8 bytes > 512 MiB */
+    if (reduce && me >= 0) return -1;
     int rc = -1, ne = 2 * t->nv, H = ac_topo_height(t);
     int *ga = NULL, *gb = NULL; /* group ends (partial schemes without the reduction) */
     int *phase = malloc((size_t)N * sizeof *phase),
@@ -432,6 +442,7 @@ int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int r
     /* candidate edges */
 #define ADD(x, y)                                                                                  \
     do {                                                                                           \
+        if (!concerns(s, kind, me, (x), (y))) break;                                               \
         if (ncand == ccap) {                                                                       \
             size_t nc_ = ccap ? 2 * ccap : 1024;                                                   \
             edge_t *p_ = realloc(cand, nc_ * sizeof *cand);                                        \
@@ -537,6 +548,19 @@ done:
     free(phase), free(path), free(cstart), free(chain), free(fill), free(cand), free(reach);
     free(out), free(ga), free(gb);
     return rc;
+}
+
+int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce,
+                       ac_token_t **tok, int *ntok) {
+    return derive(t, s, ts, reduce, -1, tok, ntok);
+}
+
+int ac_aapc_tokens_rank(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int me,
+                        ac_token_t **tok, int *ntok) {
+    *tok = NULL;
+    *ntok = 0;
+    if (me < 0 || me >= s->nranks) return -1;
+    return derive(t, s, ts, 0, me, tok, ntok);
 }
 
 /* ------------------------------------------------------------------ dummy scheme */

@@ -86,8 +86,8 @@ typedef struct {
 
 /* Largest rank count whose token sets are reduced: the reduction needs N^2/8 bytes for
  * N = p (p - 1) messages, 508 MiB at p = 256. Above it the token sets are derived without the
- * reduction (ac_aapc_tokens_opt). The registry restriction AUTOCOLL_R_AAPC_TOKENS
- * (include/autocoll.h) states the same bound (test_topo_load checks that they agree). */
+ * reduction (ac_aapc_tokens_opt), and the collectives derive only each rank's own tokens
+ * (ac_aapc_tokens_rank). */
 #define AC_AAPC_TOKEN_MAX_P 256
 
 /* Token set of a scheme (§3.2.3, spec 3.3 resolution): dependence DAG of contending messages,
@@ -110,6 +110,13 @@ int ac_aapc_tokens(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, ac_token_
  * reduce = 1 above AC_AAPC_TOKEN_MAX_P returns -2. */
 int ac_aapc_tokens_opt(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int reduce,
                        ac_token_t **tok, int *ntok);
+
+/* The tokens of ac_aapc_tokens_opt(reduce = 0) that rank me sends (from == me) or awaits
+ * (to == me), in the same order: a subsequence of the whole set, so that a sender and a waiter
+ * agree on the order of the tokens between them. Memory while deriving O(sum of path lengths),
+ * kept O(tokens of me); no rank holds the whole set. Returns 0; -1 on no memory or a bad me. */
+int ac_aapc_tokens_rank(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, int me,
+                        ac_token_t **tok, int *ntok);
 
 /* Dummy scheme: per phase, a rank without a send sends to the first rank under the same switch
  * without a receive (real or dummy), else to itself; a rank still without a receive then sends

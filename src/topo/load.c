@@ -123,15 +123,20 @@ ac_topo_t *ac_topo_subset(const ac_topo_t *t, const int *world_of, int n, char *
     return sub;
 }
 
+static void prog_free(ac_topo_prog_t *g) {
+    free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
+        free(g->sdst), free(g->dto), free(g->dfrom), free(g->dself);
+    memset(g, 0, sizeof *g);
+    g->nphases = -1;
+}
+
 void ac_topo_comm_free(void *p) {
     ac_topo_comm_t *tc = p;
     if (!tc) return;
     if (tc->aapc_state == 1) ac_aapc_free(&tc->aapc);
     for (int k = 0; k < tc->ntoksets; k++) {
-        ac_topo_prog_t *g = &tc->toksets[k].prog;
         free(tc->toksets[k].tok);
-        free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
-            free(g->sdst), free(g->dto), free(g->dfrom), free(g->dself);
+        prog_free(&tc->toksets[k].prog);
     }
     free(tc->ring);
     for (int r = 0; tc->bt_child && r < tc->t->nranks; r++)
@@ -170,33 +175,41 @@ static int no_tokens(ac_ts_t ts) {
     return ac_ts_token_kind(ts) == 0;
 }
 
-int ac_topo_tokens(ac_topo_comm_t *tc, ac_ts_t ts, const ac_token_t **tok, int *ntok) {
+/* The cache entry of scheme ts (made on first use), NULL when the schedule cannot be built. */
+static ac_topo_tokset_t *entry_of(ac_topo_comm_t *tc, ac_ts_t ts) {
     for (int k = 0; k < tc->ntoksets; k++)
-        if (tc->toksets[k].ts.scheme == ts.scheme && tc->toksets[k].ts.bs == ts.bs) {
-            *tok = tc->toksets[k].tok;
-            *ntok = tc->toksets[k].ntok;
-            return tc->toksets[k].ntok >= 0 ? 0 : -1;
-        }
-    const ac_aapc_t *s = ac_topo_aapc(tc);
-    if (!s || tc->ntoksets == (int)(sizeof tc->toksets / sizeof tc->toksets[0])) return -1;
+        if (tc->toksets[k].ts.scheme == ts.scheme && tc->toksets[k].ts.bs == ts.bs)
+            return &tc->toksets[k];
+    if (!ac_topo_aapc(tc) || tc->ntoksets == (int)(sizeof tc->toksets / sizeof tc->toksets[0]))
+        return NULL;
     ac_topo_tokset_t *e = &tc->toksets[tc->ntoksets++];
     memset(e, 0, sizeof *e);
     e->ts = ts;
+    e->ntok = -2;
     e->prog.nphases = -1;
-    if (no_tokens(ts)) {
-        *tok = NULL;
-        *ntok = 0;
-        return 0;
-    }
-    if (ac_aapc_tokens(tc->t, s, ts, &e->tok, &e->ntok) != 0) {
-        free(e->tok);
-        e->tok = NULL;
-        e->ntok = -1; /* remembered: not retried at every call */
-        return -1;
+    return e;
+}
+
+/* Token sets of tc are reduced (and programs cut from them), else derived per rank. */
+static int reduced(const ac_topo_comm_t *tc) {
+    return tc->t->nranks <= (tc->reduce_max_p > 0 ? tc->reduce_max_p : AC_AAPC_TOKEN_MAX_P);
+}
+
+int ac_topo_tokens(ac_topo_comm_t *tc, ac_ts_t ts, const ac_token_t **tok, int *ntok) {
+    ac_topo_tokset_t *e = entry_of(tc, ts);
+    if (!e) return -1;
+    if (e->ntok == -2) {
+        e->ntok = 0;
+        if (!no_tokens(ts) &&
+            ac_aapc_tokens_opt(tc->t, &tc->aapc, ts, reduced(tc), &e->tok, &e->ntok) != 0) {
+            free(e->tok);
+            e->tok = NULL;
+            e->ntok = -1; /* remembered: not retried at every call */
+        }
     }
     *tok = e->tok;
     *ntok = e->ntok;
-    return 0;
+    return e->ntok >= 0 ? 0 : -1;
 }
 
 /* Phase of message x (messages are numbered in phase order). */
@@ -249,28 +262,17 @@ static int dummy_program(ac_topo_comm_t *tc, ac_topo_prog_t *g, int me) {
     return 0;
 }
 
-const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
-    const ac_token_t *tok = NULL;
-    int ntok = 0;
-    if (ac_topo_tokens(tc, ts, &tok, &ntok) != 0) return NULL;
-    ac_topo_tokset_t *e = NULL;
-    for (int k = 0; k < tc->ntoksets; k++)
-        if (tc->toksets[k].ts.scheme == ts.scheme && tc->toksets[k].ts.bs == ts.bs)
-            e = &tc->toksets[k];
-    if (!e) return NULL;
-    ac_topo_prog_t *g = &e->prog;
-    if (g->nphases >= 0 && g->me == me) return g;
-    free(g->to), free(g->from), free(g->wstart), free(g->wsrc), free(g->wseq), free(g->sstart),
-        free(g->sdst), free(g->dto), free(g->dfrom), free(g->dself);
-    memset(g, 0, sizeof *g);
-    g->nphases = -1;
+/* Fills g, rank me's program, from tok[0..ntok): the whole token set or any subsequence of it
+ * that holds every token me sends or awaits. 0, or -1 on no memory (g is then partly filled). */
+static int build_program(ac_topo_comm_t *tc, ac_ts_t ts, const ac_token_t *tok, int ntok, int me,
+                         ac_topo_prog_t *g) {
     const ac_aapc_t *s = &tc->aapc;
     int L = s->nphases, nw = 0, ns = 0;
     g->to = malloc(((size_t)L + 1) * sizeof *g->to);
     g->from = malloc(((size_t)L + 1) * sizeof *g->from);
     g->wstart = calloc((size_t)L + 2, sizeof *g->wstart);
     g->sstart = calloc((size_t)L + 2, sizeof *g->sstart);
-    if (!g->to || !g->from || !g->wstart || !g->sstart) return NULL;
+    if (!g->to || !g->from || !g->wstart || !g->sstart) return -1;
     for (int p = 0; p < L; p++) {
         g->to[p] = g->from[p] = -1;
         for (int x = s->pstart[p]; x < s->pstart[p + 1]; x++) {
@@ -294,7 +296,7 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
     if (!g->wsrc || !g->wseq || !g->sdst || !wf || !sf || !awaited ||
         !(seqof = malloc(((size_t)ntok + 1) * sizeof *seqof))) {
         free(wf), free(sf), free(awaited), free(seqof);
-        return NULL;
+        return -1;
     }
     for (int k = 0; k < ntok; k++)
         if (tok[k].to == me) awaited[na++] = (tok_key_t){tok[k].from, phase_of(s, tok[k].m1), k};
@@ -315,9 +317,38 @@ const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
         if (tok[k].from == me) g->sdst[sf[phase_of(s, tok[k].m1)]++] = tok[k].to;
     }
     free(wf), free(sf), free(seqof);
-    if (ts.scheme == AC_TS_DUMMY && dummy_program(tc, g, me) != 0) return NULL;
+    if (ts.scheme == AC_TS_DUMMY && dummy_program(tc, g, me) != 0) return -1;
     g->me = me;
     g->nphases = L;
+    return 0;
+}
+
+/* Up to AC_AAPC_TOKEN_MAX_P ranks the program is cut from the communicator's reduced token set
+ * (kept with it); above, from the tokens of this rank alone (ac_aapc_tokens_rank, unreduced),
+ * which are dropped once the program is built: no rank holds the whole set. */
+const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me) {
+    ac_topo_tokset_t *e = entry_of(tc, ts);
+    if (!e) return NULL;
+    ac_topo_prog_t *g = &e->prog;
+    if (g->nphases != -1 && g->me == me) return g->nphases >= 0 ? g : NULL;
+    prog_free(g);
+    ac_token_t *own = NULL;
+    const ac_token_t *tok = NULL;
+    int ntok = 0, rc;
+    if (no_tokens(ts) || reduced(tc)) {
+        rc = ac_topo_tokens(tc, ts, &tok, &ntok);
+    } else {
+        rc = ac_aapc_tokens_rank(tc->t, &tc->aapc, ts, me, &own, &ntok);
+        tok = own;
+    }
+    if (rc == 0) rc = build_program(tc, ts, tok, ntok, me, g);
+    free(own);
+    if (rc != 0) { /* remembered: not retried at every call */
+        prog_free(g);
+        g->me = me;
+        g->nphases = -2;
+        return NULL;
+    }
     return g;
 }
 

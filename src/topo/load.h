@@ -15,8 +15,10 @@
  * Per communicator (ac_topo_attach, the context's create hook; local, no communication): the
  * communicator's ranks are mapped to world ranks (MPI_Group_translate_ranks), and a topology of
  * those ranks only is derived (comm rank i on the machine of its world rank; machines and
- * switches without ranks pruned). The AAPC schedule, the token sets of each scheme and the
- * logical ring are built on first use and kept until the communicator is freed.
+ * switches without ranks pruned). The AAPC schedule, the token sets of each scheme (up to
+ * AC_AAPC_TOKEN_MAX_P ranks; above, only each rank's own tokens, while its program is built),
+ * the programs and the logical ring are built on first use and kept until the communicator is
+ * freed.
  */
 #ifndef AC_TOPO_LOAD_H
 #define AC_TOPO_LOAD_H
@@ -35,7 +37,7 @@
  * wsrc[w] have arrived (MPI keeps their order). The dummy scheme adds, in the phases where this
  * rank has no send (no receive), the dummy of ac_aapc_dummies it sends (receives). */
 typedef struct {
-    int nphases, me;
+    int nphases, me; /* nphases -1: not built, -2: could not be built for me */
     int *to, *from;
     int *wstart, *wsrc, *wseq;
     int *sstart, *sdst;
@@ -47,9 +49,10 @@ typedef struct {
 
 typedef struct {
     ac_ts_t ts;
-    int ntok; /* -1: the token set could not be built */
+    int ntok; /* -1: the whole token set could not be built, -2: not built (yet); above
+               * AC_AAPC_TOKEN_MAX_P ranks it is not built for the program (ac_topo_program) */
     ac_token_t *tok;
-    ac_topo_prog_t prog; /* of the local rank; nphases = -1 until built */
+    ac_topo_prog_t prog; /* of one rank (the local one in the collectives) */
 } ac_topo_tokset_t;
 
 typedef struct ac_topo_comm {
@@ -58,6 +61,8 @@ typedef struct ac_topo_comm {
     ac_aapc_t aapc;
     int ntoksets;
     ac_topo_tokset_t toksets[AC_TS_NSCHEMES * 5];
+    int reduce_max_p; /* token sets reduced up to this many ranks; 0: AC_AAPC_TOKEN_MAX_P (a
+                       * test lowers it to build small communicators' programs per rank) */
     /* Per scheme and block size (ac_topo_agreed_slot): 0 not asked yet, 1 every rank built its
      * program, -1 some rank could not (agreed by the alltoall's first call). */
     signed char prog_agreed[AC_TS_NSCHEMES * 5];
@@ -85,9 +90,13 @@ static inline ac_topo_comm_t *ac_topo_of(ac_ctx_t *ctx) {
 
 /* The AAPC schedule of the communicator (built on first use), NULL on no memory. */
 const ac_aapc_t *ac_topo_aapc(ac_topo_comm_t *tc);
-/* The token set of scheme ts (built on first use); 0, or -1 when it cannot be built. */
+/* The whole token set of scheme ts (built on first use and kept): reduced up to
+ * AC_AAPC_TOKEN_MAX_P ranks, else unreduced (the set the per-rank programs are subsequences of;
+ * the collectives never ask for it there). 0, or -1 when it cannot be built. */
 int ac_topo_tokens(ac_topo_comm_t *tc, ac_ts_t ts, const ac_token_t **tok, int *ntok);
-/* Rank me's program under scheme ts (built on first use), NULL when it cannot be built. */
+/* Rank me's program under scheme ts (built on first use), NULL when it cannot be built. Up to
+ * AC_AAPC_TOKEN_MAX_P ranks it is cut from the reduced token set (ac_topo_tokens), above from
+ * the unreduced tokens of me alone (ac_aapc_tokens_rank). */
 const ac_topo_prog_t *ac_topo_program(ac_topo_comm_t *tc, ac_ts_t ts, int me);
 /* The index of scheme ts in ac_topo_comm_t.prog_agreed. */
 static inline int ac_topo_agreed_slot(ac_ts_t ts) {

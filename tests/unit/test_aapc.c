@@ -822,7 +822,8 @@ static long timed_check(const ac_topo_t *t, const ac_aapc_t *s, ac_ts_t ts, cons
 
 /* Token schemes above AC_AAPC_TOKEN_MAX_P ranks: derived without the reduction, in memory
  * linear in the sum of path lengths, checked by the timed simulation on random trees up to
- * 1024 machines; without the tokens the same simulation sees contention. */
+ * 1024 machines; without the tokens the same simulation sees contention. A rank's own tokens
+ * (ac_aapc_tokens_rank, what the collectives use there) are exactly its part of that set. */
 static void test_tokens_large(void **state) {
     (void)state;
     static const struct {
@@ -866,6 +867,33 @@ static void test_tokens_large(void **state) {
         int ntr = 0;
         assert_int_equal(ac_aapc_tokens_opt(t, &s, ts, 1, &tr, &ntr), -2); /* no N^2 reduction */
         assert_null(tr);
+        /* what the collectives derive: each rank's own tokens, the subsequence of the whole set
+         * it sends or awaits (ranks 0, p-1 and a few more) */
+        double worst_ms = 0;
+        int most = 0;
+        for (int k = 0; k < 6; k++) {
+            int me = k == 0   ? 0
+                     : k == 1 ? t->nranks - 1
+                              : (int)ac_rng_below(&rng, (uint32_t)t->nranks);
+            clock_gettime(CLOCK_MONOTONIC, &a);
+            assert_int_equal(ac_aapc_tokens_rank(t, &s, ts, me, &tr, &ntr), 0);
+            clock_gettime(CLOCK_MONOTONIC, &b);
+            double ms = (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6;
+            if (ms > worst_ms) worst_ms = ms;
+            if (ntr > most) most = ntr;
+            int j = 0;
+            for (int i = 0; i < ntok; i++)
+                if (tok[i].from == me || tok[i].to == me) {
+                    assert_true(j < ntr);
+                    assert_memory_equal(&tok[i], &tr[j], sizeof *tr);
+                    j++;
+                }
+            assert_int_equal(j, ntr);
+            free(tr);
+        }
+        print_message("  per rank: at most %d tokens (%.1f KiB), %.0f ms\n", most,
+                      most * sizeof *tok / 1024.0, worst_ms);
+        assert_int_equal(ac_aapc_tokens_rank(t, &s, ts, t->nranks, &tr, &ntr), -1);
         free(tok);
         ac_aapc_free(&s);
         ac_topo_free(t);

@@ -246,8 +246,8 @@ static void colls_and_restrictions(void **st) {
     unsigned all = 0;
     for (unsigned b = 0; b < 32; b++)
         if (autocoll_restriction_text(1u << b)) all |= 1u << b;
-    assert_int_equal(all, ((unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1) | (unsigned)AUTOCOLL_R_GRID |
-                              (unsigned)AUTOCOLL_R_AAPC_TOKENS); /* every flag, nothing else */
+    assert_int_equal(all, ((unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1) |
+                              (unsigned)AUTOCOLL_R_GRID); /* every flag, nothing else */
     /* GRID depends on the settings (AUTOCOLL_GRID_CLUSTERS, none here): refused, with its text */
     assert_null(autocoll_restriction_reason(all & ~(unsigned)AUTOCOLL_R_GRID, &ok));
     assert_string_equal(autocoll_restriction_reason(AUTOCOLL_R_GRID, &ok),
@@ -265,7 +265,6 @@ static void colls_and_restrictions(void **st) {
         {AUTOCOLL_R_UNIFORM_PPN, {8, 2, 0, 1, 0, 1, 0}},
         {AUTOCOLL_R_TOPOLOGY_FILE, {8, 2, 1, 1, 0, 0, 0}},
         {AUTOCOLL_R_ANY_ORDER, {8, 2, 1, 1, 0, 1, 1}},
-        {AUTOCOLL_R_AAPC_TOKENS, {257, 2, 1, 1, 0, 1, 0}},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         const char *why = autocoll_restriction_reason(bad[k].flag, &bad[k].s);
@@ -301,10 +300,9 @@ static void registry_consistent(void **st) {
             assert_true(strlen(a->desc) > 0);
             assert_true(strlen(a->group) > 0);
             assert_true(strlen(a->name) < AC_NAME_LEN);
-            assert_int_equal(a->flags &
-                                 ~(((unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1) |
-                                   (unsigned)AUTOCOLL_R_GRID | (unsigned)AUTOCOLL_R_AAPC_TOKENS),
-                             0);
+            assert_int_equal(
+                a->flags & ~(((unsigned)AUTOCOLL_R_ANY_ORDER * 2 - 1) | (unsigned)AUTOCOLL_R_GRID),
+                0);
             for (int j = 0; j < i; j++)
                 assert_string_not_equal(ac_alg_get(c, j)->name, a->name);
         }

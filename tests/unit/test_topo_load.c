@@ -7,7 +7,8 @@
  *  - the cached views: schedule, token programs of every scheme (each token awaited by its
  *    receiver in the phase of the message it guards, sent by its sender in the phase of the
  *    message it certifies), the dummy programs, the logical ring and the Algorithm-5 trees;
- *  - the bound on token sets and the registry restriction that declares it (AAPC_TOKENS).
+ *  - above the bound on reduced token sets, programs built from each rank's own tokens, and
+ *    the token lines applicable there.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -238,36 +239,20 @@ static void test_programs(void **state) {
     ac_topo_comm_free(heap);
 }
 
-/* Tokens are matched by sequence number: for every awaited token (from a, number s, in phase
- * q of the waiting rank c), the s-th token a sends to c is sent in a phase p for which a token
- * a -> c guards a message of phase q from one of phase p; the numbers of one pair are 0..n-1.
- * Partial schemes send and await in different orders on such trees (counted, must occur). */
-/* Token sets are reduced up to AC_AAPC_TOKEN_MAX_P ranks (derived unreduced above); the
- * registry declares the same bound
- * (AUTOCOLL_R_AAPC_TOKENS) on topo_aapc and allreduce topo_rab2_token, so above it they are never
- * candidates and a forced one falls back with the restriction's reason, while
- * topo_aapc_notoken and topo_rab2 (the schemes without tokens) stay applicable. */
-/* Of coll's two registry lines, `tokens` is applicable only up to AC_AAPC_TOKEN_MAX_P processes
- * (restriction AAPC_TOKENS, with its reason) and `free` at any count. */
-static void token_bound(int coll, const char *tokens, const char *free_line,
-                        const autocoll_situation_t *sit) {
+/* Token sets are reduced up to AC_AAPC_TOKEN_MAX_P ranks; above, each rank derives its own
+ * tokens only, so the token lines (alltoall topo_aapc, allreduce topo_rab2_token) carry no bound
+ * of their own: at p = 257 they are as applicable as the lines without tokens, and a rank's
+ * program is built without the whole set (its entry's set stays unbuilt) from exactly its part
+ * of it. */
+static void lines_applicable(int coll, const char *tokens, const char *free_line,
+                             const autocoll_situation_t *sit) {
     int seen = 0;
     for (int i = 0; i < autocoll_alg_count(coll); i++) {
         autocoll_alg_info_t info;
         assert_int_equal(autocoll_alg_info(coll, i, &info), MPI_SUCCESS);
-        const char *why = autocoll_restriction_reason(info.restrictions, sit);
-        if (!strcmp(info.name, tokens)) {
+        if (!strcmp(info.name, tokens) || !strcmp(info.name, free_line)) {
             seen++;
-            if (sit->p > AC_AAPC_TOKEN_MAX_P) {
-                assert_non_null(why);
-                assert_non_null(strstr(why, "at most 256 processes"));
-            } else {
-                assert_null(why);
-            }
-        }
-        if (!strcmp(info.name, free_line)) {
-            seen++;
-            assert_null(why);
+            assert_null(autocoll_restriction_reason(info.restrictions, sit));
         }
     }
     assert_int_equal(seen, 2);
@@ -275,49 +260,69 @@ static void token_bound(int coll, const char *tokens, const char *free_line,
 
 static void test_token_bound(void **state) {
     (void)state;
-    assert_int_equal(AC_AAPC_TOKEN_MAX_P, AUTOCOLL_AAPC_TOKEN_MAX_P);
     for (int P = AC_AAPC_TOKEN_MAX_P; P <= AC_AAPC_TOKEN_MAX_P + 1; P++) {
         size_t cap = 64 + (size_t)P * 40;
         char *txt = malloc(cap);
         size_t n = (size_t)snprintf(txt, cap, "switch s0\nswitch s1\nlink s0 s1\n");
         for (int i = 0; i < P; i++)
             n += (size_t)snprintf(txt + n, cap - n, "machine m%d s%d\n", i, i % 2);
-        ac_topo_t *t = mk(txt);
+        ac_topo_comm_t *tc = calloc(1, sizeof *tc);
+        tc->t = mk(txt);
         free(txt);
-        ac_aapc_t s;
-        assert_int_equal(ac_aapc_build(t, &s), 0);
+        const ac_aapc_t *s = ac_topo_aapc(tc);
+        assert_non_null(s);
         ac_ts_t ts;
         assert_int_equal(ac_ts_parse("ts_sender", &ts), 0);
-        if (P > AC_AAPC_TOKEN_MAX_P) { /* the reduction is refused before any allocation */
+        if (P > AC_AAPC_TOKEN_MAX_P) {
             ac_token_t *tok = NULL;
             int ntok = 0;
-            assert_int_equal(ac_aapc_tokens_opt(t, &s, ts, 1, &tok, &ntok), -2);
+            /* the reduction is refused before any allocation */
+            assert_int_equal(ac_aapc_tokens_opt(tc->t, s, ts, 1, &tok, &ntok), -2);
             assert_null(tok);
             /* the unreduced derivation works: at least one token per message that crosses
              * the s0-s1 link after the first (P/2 * P/2 each way, minus the first) */
-            assert_int_equal(ac_aapc_tokens(t, &s, ts, &tok, &ntok), 0);
+            assert_int_equal(ac_aapc_tokens(tc->t, s, ts, &tok, &ntok), 0);
             assert_true(ntok >= 2 * ((P / 2) * ((P + 1) / 2) - 1));
+            /* rank 1's program, per rank: its sends and waits are its tokens of the set */
+            const ac_topo_prog_t *g = ac_topo_program(tc, ts, 1);
+            assert_non_null(g);
+            assert_int_equal(tc->toksets[0].ntok, -2); /* the whole set was not built */
+            int sent = 0, awaited = 0;
+            for (int k = 0; k < ntok; k++)
+                sent += tok[k].from == 1, awaited += tok[k].to == 1;
+            assert_true(sent > 0 && awaited > 0);
+            assert_int_equal(g->sstart[g->nphases], sent);
+            assert_int_equal(g->wstart[g->nphases], awaited);
             free(tok);
+        } else {
+            assert_non_null(ac_topo_program(tc, ts, 1));
+            assert_true(tc->toksets[0].ntok > 0); /* cut from the reduced set, kept */
         }
-        ac_aapc_free(&s);
-        ac_topo_free(t);
+        ac_topo_comm_free(tc);
         autocoll_situation_t sit = {
             .p = P, .nodes = 2, .uniform_ppn = 1, .commutative = 1, .topology = 1};
-        token_bound(AUTOCOLL_ALLTOALL, "topo_aapc", "topo_aapc_notoken", &sit);
-        /* allreduce: topo_rab2_token (token schemes) has the same bound, topo_rab2 none */
-        token_bound(AUTOCOLL_ALLREDUCE, "topo_rab2_token", "topo_rab2", &sit);
+        lines_applicable(AUTOCOLL_ALLTOALL, "topo_aapc", "topo_aapc_notoken", &sit);
+        lines_applicable(AUTOCOLL_ALLREDUCE, "topo_rab2_token", "topo_rab2", &sit);
     }
 }
 
+/* Tokens are matched by sequence number: for every awaited token (from a, number s, in phase
+ * q of the waiting rank c), the s-th token a sends to c is sent in a phase p for which a token
+ * a -> c guards a message of phase q from one of phase p; the numbers of one pair are 0..n-1.
+ * Partial schemes send and await in different orders on such trees (counted, must occur). */
 static void test_token_order(void **state) {
     (void)state;
     static const char *schemes[] = {"ts_sender", "ts_receiver", "ts_sender_part:bs=4",
                                     "ts_receiver_part:bs=2", "ts_bar_sender:bs=4"};
     long crossed = 0;
-    for (int it = 0; it < 12; it++) {
-        char *g = ac_topo_generate(6 + 3 * it, 2 + it % 4, 500 + (uint64_t)it, 1 + it % 2);
+    /* it >= 12: the same trees with every program derived per rank from the unreduced set (as
+     * above AC_AAPC_TOKEN_MAX_P ranks), checked against that whole set */
+    for (int it = 0; it < 24; it++) {
+        char *g =
+            ac_topo_generate(6 + 3 * (it % 12), 2 + it % 4, 500 + (uint64_t)(it % 12), 1 + it % 2);
         ac_topo_comm_t tc;
         memset(&tc, 0, sizeof tc);
+        if (it >= 12) tc.reduce_max_p = 1;
         tc.t = mk(g);
         free(g);
         int P = tc.t->nranks;
@@ -343,6 +348,8 @@ static void test_token_order(void **state) {
             }
             for (int i = 0; i < P * P; i++)
                 start[i + 1] += start[i];
+            assert_int_equal(start[P * P], ntok); /* every token sent once */
+            int awaited = 0;
             for (int a = 0; a < P; a++) {
                 const ac_topo_prog_t *ga = ac_topo_program(&tc, ts, a);
                 for (int p = 0; p < L; p++)
@@ -368,9 +375,11 @@ static void test_token_order(void **state) {
                                     tok[j].m2 >= s->pstart[q] && tok[j].m2 < s->pstart[q + 1];
                         assert_true(found);
                         crossed += sq != cnt[a * P + c]++; /* awaited out of send order */
+                        awaited++;
                     }
                 free(seen);
             }
+            assert_int_equal(awaited, ntok); /* and awaited once */
             free(cnt), free(sph), free(start);
         }
         ac_topo_comm_t *heap = malloc(sizeof *heap);

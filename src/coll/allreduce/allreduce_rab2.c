@@ -12,9 +12,9 @@
  *   the contention-free order (allgatherv.topo_ring; spec 3.4), both called directly since the
  *   parts' only need, the topology, is the line's own TOPOLOGY_FILE restriction. The two lines
  *   split the schemes as alltoall's topo_aapc_notoken and topo_aapc do: topo_rab2 the schemes
- *   without tokens (nosync, dummy, barrier, bar_none<bs>) at any p, topo_rab2_token the token
- *   schemes (sender, receiver, their partial and barrier-combined forms), limited to
- *   p <= 256 like topo_aapc (AAPC_TOKENS); a token scheme forced on topo_rab2 is an invalid
+ *   without tokens (nosync, dummy, barrier, bar_none<bs>), topo_rab2_token (its own entry,
+ *   ac_allreduce_rab2_token) the token schemes (sender, receiver, their partial and
+ *   barrier-combined forms), both at any p; a token scheme forced on topo_rab2 is an invalid
  *   value (MPI_ERR_ARG, on every rank alike). Dummies carry a real block of the exchange
  *   (blocks differ by one element when p does not divide count). Neither part combines: the
  *   pieces still land at rank-indexed offsets and are reduced in rank order, and the ring
@@ -25,8 +25,7 @@
  *   tokens delta_l per phase (sender/receiver; partial: per block) or barriers delta_h
  *   (barrier: L - 1; bar_*<bs>: (L-1)/bs); dummy: up to L more n/p transfers per rank
  *   inside one switch.
- * Restrictions: none (rank-ordered); topo_rab2: TOPOLOGY_FILE; topo_rab2_token: TOPOLOGY_FILE,
- *   AAPC_TOKENS. Memory: p pieces of one block; the AAPC programs (cached with the
+ * Restrictions: none (rank-ordered); topo_rab2, topo_rab2_token: TOPOLOGY_FILE. Memory: p pieces of one block; the AAPC programs (cached with the
  *   communicator, shared with alltoall.topo_aapc); dummy: one block.
  * Reference: seed 000 (Faraj 2006), STAR allreduce repository type 3 (Rab2-(ring,TSLR),
  *   Rab2-(ring,ring), ...), STAGE "Rab2", spec star-stage-ethernet.md section 2.4; topo_rab2:
@@ -84,18 +83,15 @@ int ac_rab2_blocks(int count, int p, int *sc, int *sd) {
     return MPI_SUCCESS;
 }
 
-int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+/* tokens: the line runs the token schemes (topo_rab2_token), else those without (topo_rab2) */
+static int rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx, int tokens) {
     int err = MPI_SUCCESS, p = a->size;
     int *c = malloc(2 * (size_t)p * sizeof *c);
     if (!c) return MPI_ERR_NO_MEM;
     int *sc = c, *sd = c + p;
     AC_CHECK(ac_rab2_blocks(a->rcount, p, sc, sd));
-    /* topo_rab2 runs the schemes without tokens (any p), topo_rab2_token, the line with the
-     * restriction AAPC_TOKENS (p <= 256), those with tokens, as alltoall's topo_aapc_notoken
-     * and topo_aapc */
-    AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ac_param_str(in, "sync"),
-                                   (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx,
-                                   ac_dt_at(a->rbuf, a->rtype, (size_t)sd[a->rank]), sc, sd));
+    AC_CHECK(ac_rab2_reduce_blocks(a, ac_param_alg(in, "a2a"), ac_param_str(in, "sync"), tokens,
+                                   ctx, ac_dt_at(a->rbuf, a->rtype, (size_t)sd[a->rank]), sc, sd));
     ac_args_t y = ac_part_allgatherv(a, a->comm, a->rbuf, sc, sd, a->rtype);
     const ac_alg_t *ag = ac_param_alg(in, "ag");
     if (ag) /* rab2 */
@@ -105,4 +101,12 @@ int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
 fn_exit:
     free(c);
     return err;
+}
+
+int ac_allreduce_rab2(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    return rab2(a, in, ctx, 0);
+}
+
+int ac_allreduce_rab2_token(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    return rab2(a, in, ctx, 1);
 }

@@ -7,18 +7,17 @@
  *   add PMPI_Barrier after the phases ac_ts_barrier_after names. Parameter sync (Table 3.5,
  *   spec names without "ts_", the block size appended): nosync, dummy, sender, receiver,
  *   barrier, sender_part<bs>, receiver_part<bs>, bar_none<bs>, bar_sender<bs>,
- *   bar_receiver<bs>, bs in {2, 4, 8, 16}. Two registry lines share this body, told apart by
- *   the restriction AAPC_TOKENS: topo_aapc carries it and runs every scheme; topo_aapc_notoken
- *   runs the schemes without tokens at any p and takes a token scheme for an invalid value.
- *   Design notes below.
+ *   bar_receiver<bs>, bs in {2, 4, 8, 16}. Two registry lines share this body through two
+ *   entries: topo_aapc runs every scheme; topo_aapc_notoken runs the schemes without tokens and
+ *   takes a token scheme for an invalid value. Design notes below.
  * Cost: L (alpha + n beta) + (L - 1) theta with no contention (gamma = 0); + tokens delta_l
  *   (sender/receiver) or barriers delta_h (barrier: L - 1 of them; partial: (L-1)/bs); dummy:
  *   up to L more block transfers per rank, each inside one switch.
  *   n = bytes of one block, L = |M_0| (p - |M_0|) >= p - 1.
  *   Schedule build O(p^2) once per communicator (p = 1024: about 20 ms), token derivation
- *   O(p^4 / 64) once per (communicator, scheme).
- * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks); topo_aapc also
- *   AAPC_TOKENS (p <= 256). In place: the receive buffer is first copied (a2a_util.c). Memory:
+ *   once per (communicator, scheme): O(p^4 / 64) with the reduction (p <= 256), else
+ *   O(sum of path lengths) per rank.
+ * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks). In place: the receive buffer is first copied (a2a_util.c). Memory:
  *   the schedule and programs (cached with the communicator), one request per token sent, one
  *   block for dummies.
  * Reference: seed 000 (Faraj 2006), §3.2.2 (Figure 3.5, Theorem 1) and §3.2.3 (Table 3.5);
@@ -39,9 +38,10 @@
  *   alike. It travels on the data tag: both ends post their operations in phase order, so a
  *   dummy and a real message between the same two ranks match in order. It lands in a scratch
  *   buffer of the largest receive block.
- * - Token sets are reduced up to p = 256 (AAPC_TOKENS) and could be derived without the
- *   reduction above (src/topo/aapc.h); the registry line keeps the bound. When a token set
- *   cannot be built (no memory on some rank: agreed at the scheme's first call on the
+ * - Token sets are reduced up to p = 256 (AC_AAPC_TOKEN_MAX_P, an N^2-bit matrix of the
+ *   N = p(p-1) messages); above, each rank derives only the tokens it sends or awaits, without
+ *   the reduction (ac_aapc_tokens_rank: more tokens, no rank holds the whole set). When a token
+ *   set cannot be built (no memory on some rank: agreed at the scheme's first call on the
  *   communicator, so that the ranks never run different schemes), the barrier counterpart runs
  *   (sender, receiver -> barrier; partial -> bar_none with the same bs), and the job is told
  *   once.
@@ -88,9 +88,12 @@ static const ac_topo_prog_t *agreed_program(ac_topo_comm_t *tc, ac_ts_t ts, cons
 }
 
 int ac_alltoall_topo_aapc(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
-    /* topo_aapc_notoken: schemes without tokens only (the line without AAPC_TOKENS) */
-    return ac_a2a_topo_phases(a, ac_param_str(in, "sync"),
-                              (in->alg->flags & AUTOCOLL_R_AAPC_TOKENS) != 0, ctx);
+    return ac_a2a_topo_phases(a, ac_param_str(in, "sync"), 1, ctx);
+}
+
+/* topo_aapc_notoken: the schemes without tokens only */
+int ac_alltoall_topo_aapc_notoken(const ac_args_t *a, const ac_inst_t *in, ac_ctx_t *ctx) {
+    return ac_a2a_topo_phases(a, ac_param_str(in, "sync"), 0, ctx);
 }
 
 int ac_a2a_topo_phases(const ac_args_t *a, const char *sync, int tokens, ac_ctx_t *ctx) {
