@@ -16,6 +16,17 @@
  *   --quick                 large p in SimGrid: bcast and reduce from roots 0, p/3 and p-1 only,
  *                           and counts 0, 7 and 301 (301 still cuts into several pipeline
  *                           segments of the 64 and 1024 B instances)
+ *   --large                 p > 100 in SimGrid, where a call of an AAPC instance makes
+ *                           thousands of phases: --quick on MPI_COMM_WORLD only (sub-communicators
+ *                           are checked at p = 64), counts 7 and 301, each alltoall and allreduce
+ *                           instance at one of them (by turns) and in place or not (by turns),
+ *                           alltoall's reference computed once per count
+ *   --tokens                p > 256 in SimGrid, where every rank derives its own tokens: --large
+ *                           for the lines with tokens only (topo_aapc, topo_rab2_token), their
+ *                           full and barrier-combined schemes (the partial ones post so many
+ *                           early tokens that SMPI's linear matching takes many minutes there;
+ *                           the unit tests check their per-rank sets), alltoall at 7 elements
+ *                           and allreduce at 301
  * Exit status 0 when every check passed on every rank.
  */
 #include <mpi.h>
@@ -24,7 +35,13 @@
 #include <string.h>
 #include "autocoll.h"
 
-static int use_expected = 1, bad = 0, quick = 0;
+static int use_expected = 1, bad = 0, quick = 0, large = 0, tokens_only = 0;
+
+/* --tokens: instance inst of an alltoall or allreduce line is left out */
+static int skipped(const char *inst) {
+    return tokens_only &&
+           (!(strstr(inst, "sender") || strstr(inst, "receiver")) || strstr(inst, "_part"));
+}
 
 static void check_choice(MPI_Comm comm, int coll, const char *alg, const char *what) {
     char buf[256];
@@ -70,7 +87,7 @@ static void run(MPI_Comm comm, const char *cname) {
     MPI_Comm_rank(comm, &me);
     /* --quick: 7 elements stand for 1 as well (both fewer than p) */
     static const int all[] = {0, 1, 7, 3001}, few[] = {0, 7, 301};
-    const int *counts = quick ? few : all, ncounts = quick ? 3 : 4;
+    const int *counts = large ? few + 1 : quick ? few : all, ncounts = large ? 2 : quick ? 3 : 4;
     char what[512], inst[200];
     for (int ci = 0; ci < ncounts; ci++) {
         int n = counts[ci];
@@ -90,6 +107,8 @@ static void run(MPI_Comm comm, const char *cname) {
                                       "topo_aapc_notoken:sync=bar_none2",
                                       "topo_aapc_notoken:sync=bar_none16"};
         enum { NEXTRA = sizeof extra / sizeof extra[0] };
+        int ref_ok = 0; /* --large: one reference per count (send data the same for every
+                         * instance) */
         for (int ai = 0; ai < 3; ai++) {
             int idx = -1, ninst = NEXTRA;
             for (int k = 0; ai < 2 && k < autocoll_alg_count(coll); k++) {
@@ -105,9 +124,13 @@ static void run(MPI_Comm comm, const char *cname) {
                     snprintf(inst, sizeof inst, "%s", extra[i]);
                 char alg[64];
                 snprintf(alg, sizeof alg, "%.*s", (int)strcspn(inst, ":"), inst);
+                if (skipped(inst) || (large && !tokens_only && i % 2 != ci) ||
+                    (tokens_only && ci != 0))
+                    continue;
                 for (int in_place = 0; in_place < 2; in_place++) {
+                    if (large && in_place != (i / 2 + ai) % 2) continue;
                     for (size_t k = 0; k < tot; k++)
-                        s[k] = val(me, (int)k, i), r[k] = x[k] = -1;
+                        s[k] = val(me, (int)k, large ? 0 : i), r[k] = -1;
                     autocoll_force(coll, inst);
                     if (in_place) {
                         memcpy(r, s, tot * sizeof *r);
@@ -116,7 +139,12 @@ static void run(MPI_Comm comm, const char *cname) {
                         MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm);
                     }
                     autocoll_force(coll, NULL);
-                    PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
+                    if (!ref_ok) {
+                        for (size_t k = 0; k < tot; k++)
+                            x[k] = -1;
+                        PMPI_Alltoall(s, n, MPI_INT, x, n, MPI_INT, comm);
+                        ref_ok = large;
+                    }
                     snprintf(what, sizeof what, "%s p=%d rank %d alltoall %s n=%d%s", cname, p, me,
                              inst, n, in_place ? " in place" : "");
                     cmp(r, x, tot * sizeof *r, what);
@@ -125,7 +153,7 @@ static void run(MPI_Comm comm, const char *cname) {
             }
         }
         /* allgather and allgatherv (counts vary by rank: n + rank mod 3, block order reversed) */
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < 2 && !tokens_only; v++) {
             coll = autocoll_coll_from_name(v ? "allgatherv" : "allgather");
             size_t span = 0;
             for (int q = 0; q < p; q++)
@@ -157,7 +185,7 @@ static void run(MPI_Comm comm, const char *cname) {
         static const char *bc[] = {"topo_chain:seg=8192", "topo_chain:seg=1024",
                                    "topo_tree:seg=8192", "topo_tree:seg=64"};
         static const char *rd_inst[] = {"topo_chain:seg=8192", "topo_chain:seg=64"};
-        for (int root = 0; root < p; root++) {
+        for (int root = 0; root < p && !tokens_only; root++) {
             if (quick && root != 0 && root != p / 3 && root != p - 1) continue;
             coll = autocoll_coll_from_name("bcast");
             for (int b = 0; b < 4; b++) {
@@ -227,7 +255,11 @@ static void run(MPI_Comm comm, const char *cname) {
                     snprintf(inst, sizeof inst, "%s", ar_extra[i]);
                 char alg[64];
                 snprintf(alg, sizeof alg, "%.*s", (int)strcspn(inst, ":"), inst);
+                if (skipped(inst) || (large && !tokens_only && i % 2 != ci) ||
+                    (tokens_only && ci != 1))
+                    continue;
                 for (int in_place = 0; in_place < 2; in_place++) {
+                    if (large && in_place != (i / 2 + ai) % 2) continue;
                     for (int k = 0; k < n; k++)
                         s[k] = val(me, k, ai * 16 + i), r[k] = in_place ? s[k] : -1, x[k] = -1;
                     autocoll_force(coll, inst);
@@ -283,6 +315,8 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) quick = 1;
+        if (!strcmp(argv[i], "--large")) quick = large = 1;
+        if (!strcmp(argv[i], "--tokens")) quick = large = tokens_only = 1;
         if (!strcmp(argv[i], "--expect") && i + 1 < argc)
             use_expected = !strcmp(argv[i + 1], "use");
     }
@@ -294,12 +328,12 @@ int main(int argc, char **argv) {
     MPI_Op_create(mat_mul, 0, &mat_op);
     run(MPI_COMM_WORLD, "world");
     MPI_Comm sub;
-    MPI_Comm_split(MPI_COMM_WORLD, wr == 0 ? MPI_UNDEFINED : 0, wr, &sub);
+    MPI_Comm_split(MPI_COMM_WORLD, wr == 0 || large ? MPI_UNDEFINED : 0, wr, &sub);
     if (sub != MPI_COMM_NULL) {
         run(sub, "without-0");
         MPI_Comm_free(&sub);
     }
-    MPI_Comm_split(MPI_COMM_WORLD, wr % 2 ? MPI_UNDEFINED : 0, -wr, &sub);
+    MPI_Comm_split(MPI_COMM_WORLD, wr % 2 || large ? MPI_UNDEFINED : 0, -wr, &sub);
     if (sub != MPI_COMM_NULL) {
         run(sub, "even-reversed");
         MPI_Comm_free(&sub);
