@@ -31,3 +31,12 @@ function(ac_smpi_binary name)
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${bin})
 endfunction()
+
+# SMPI reports a deadlock on its log and still exits 0: every test defined so far in the
+# calling directory fails on that report.
+function(ac_smpi_fail_on_deadlock)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  if(tests)
+    set_tests_properties(${tests} PROPERTIES FAIL_REGULAR_EXPRESSION "Deadlock detected")
+  endif()
+endfunction()

@@ -7,6 +7,8 @@
 #   MODE  quick, large or tokens (tests/mpi/topo.c --quick, --large, --tokens)
 #   TREE  gen:MACHINES:MEAN:SEED:PPN  a random tree of `autocoll-topo generate`
 #         two:A:B                     switches s0 (A machines) and s1 (B machines), one link
+#         leaves:K:N                  a root switch s0 and K leaf switches cabled to it, N
+#                                     machines on the leaves by turns (largest subtree N/K)
 set -euo pipefail
 smpirun=$1 topo=$2 prog=$3 out=$4 np=$5 mode=$6 tree=$7
 mkdir -p "$out"
@@ -19,6 +21,17 @@ two)
         printf 'switch s0\nswitch s1\nlink s0 s1\n'
         for ((i = 0; i < a + b; i++)); do
             printf 'machine m%d s%d\n' "$i" $((i < a ? 0 : 1))
+        done
+    } >"$t"
+    ;;
+leaves)
+    {
+        printf 'switch s0\n'
+        for ((k = 1; k <= a; k++)); do
+            printf 'switch s%d\nlink s0 s%d\n' "$k" "$k"
+        done
+        for ((i = 0; i < b; i++)); do
+            printf 'machine m%d s%d\n' "$i" $((1 + i % a))
         done
     } >"$t"
     ;;
