@@ -42,9 +42,10 @@ leaves)
 esac
 "$topo" simgrid "$t" "$out/p$np.xml" "$out/p$np.hosts"
 # The reference collectives: at large p SMPI's `ompi` selector, as the other SimGrid tests
-# (the default one's linear alltoall and barrier wait on all their requests at once, which SMPI
-# serves in time quadratic in p: hours at p = 127); --quick keeps the default selector, since
-# SimGrid 3.32's ompi reduce divides by zero at count 0, which --quick calls.
+# (the default one's linear alltoall waits on all its requests at once, which SMPI serves in
+# time quadratic in p: 80 % of a profiled sample of the former p = 127 run, which ran past an
+# hour); --quick keeps the default selector, since SimGrid 3.32's ompi reduce divides by zero
+# at count 0, which --quick calls.
 sel=ompi
 [ "$mode" = quick ] && sel=default
 # SMPI exits 0 after it finds a deadlock: the program's own verdict line must be there too

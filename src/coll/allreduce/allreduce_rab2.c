@@ -25,8 +25,9 @@
  *   tokens delta_l per phase (sender/receiver; partial: per block) or barriers delta_h
  *   (barrier: L - 1; bar_*<bs>: (L-1)/bs); dummy: up to L more n/p transfers per rank
  *   inside one switch.
- * Restrictions: none (rank-ordered); topo_rab2, topo_rab2_token: TOPOLOGY_FILE. Memory: p pieces of one block; the AAPC programs (cached with the
- *   communicator, shared with alltoall.topo_aapc); dummy: one block.
+ * Restrictions: none (rank-ordered); topo_rab2, topo_rab2_token: TOPOLOGY_FILE. Memory: p
+ *   pieces of one block; the AAPC programs (cached with the communicator, shared with
+ *   alltoall.topo_aapc); dummy: one block.
  * Reference: seed 000 (Faraj 2006), STAR allreduce repository type 3 (Rab2-(ring,TSLR),
  *   Rab2-(ring,ring), ...), STAGE "Rab2", spec star-stage-ethernet.md section 2.4; topo_rab2:
  *   the contention-free AAPC and LR rings of §3.2-§3.3 inside the Rab2 composition.

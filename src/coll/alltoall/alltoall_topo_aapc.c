@@ -17,9 +17,9 @@
  *   Schedule build O(p^2) once per communicator (p = 1024: about 20 ms), token derivation
  *   once per (communicator, scheme): O(p^4 / 64) with the reduction (p <= 256), else
  *   O(sum of path lengths) per rank.
- * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks). In place: the receive buffer is first copied (a2a_util.c). Memory:
- *   the schedule and programs (cached with the communicator), one request per token sent, one
- *   block for dummies.
+ * Restrictions: TOPOLOGY_FILE (a valid AUTOCOLL_TOPOLOGY covering the ranks). In place: the
+ *   receive buffer is first copied (a2a_util.c). Memory: the schedule and programs (cached with
+ *   the communicator), one request per token sent, one block for dummies.
  * Reference: seed 000 (Faraj 2006), §3.2.2 (Figure 3.5, Theorem 1) and §3.2.3 (Table 3.5);
  *   spec star-stage-ethernet.md sections 3.2 and 3.3.
  */
